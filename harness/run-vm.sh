@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Boot the built kernel under QEMU with the host root shared read-only over
+# 9p and a writable results share, in one of three modes:
+#
+#   run-vm.sh tests   run the installed kselftests; leaves $VM_DIR/results
+#   run-vm.sh demo    run harness/guest-demo.sh in the guest, print its output
+#   run-vm.sh shell   an interactive shell on the serial console
+#
+# It never judges the run: harness/verdict.sh does, from the files left in
+# $VM_DIR (console.log, results/).
+set -eu
+. "$(dirname "$0")/../scripts/lib.sh"
+. "$TOP/config/test.conf"
+
+mode=${1:?usage: run-vm.sh tests|demo|shell}
+kernel=$OBJ/arch/x86/boot/bzImage
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel' first"
+
+rm -rf "$VM_DIR"
+mkdir -p "$VM_DIR/results"
+results=$VM_DIR/results
+
+ksft_dir="" ksft_tests=""
+if [ "$mode" = tests ]; then
+	ksft_dir=$KSFT_DIR
+	[ -f "$ksft_dir/kselftest-list.txt" ] || die "no kselftests in $ksft_dir: run 'make selftests' first"
+	ksft_tests=$("$TOP/harness/skiplist.sh" run-list "$ksft_dir/kselftest-list.txt")
+	"$TOP/harness/skiplist.sh" ktap "$ksft_dir/kselftest-list.txt" >"$VM_DIR/skipped.ktap"
+fi
+cat >"$results/guest.env" <<EOF
+GUEST_MODE=$mode
+KSFT_DIR='$ksft_dir'
+KSFT_TESTS='$(echo $ksft_tests)'
+KSFT_TIMEOUT=$KSFT_TIMEOUT
+DEMO_SCRIPT='$TOP/harness/guest-demo.sh'
+EOF
+
+accel=(-accel tcg -cpu max)
+if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+	accel=(-accel kvm -cpu host)
+fi
+cmdline="console=ttyS0 root=rootfs rootfstype=9p ro"
+cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose"
+cmdline+=" init=$TOP/harness/guest-init panic=-1 oops=panic softlockup_panic=0"
+qemu=(qemu-system-x86_64 "${accel[@]}" -m "$VM_MEMORY" -smp "$VM_CPUS"
+	-nographic -no-reboot -nodefaults
+	-kernel "$kernel" -append "$cmdline"
+	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=root,mount_tag=rootfs
+	-fsdev local,id=results,path="$results",security_model=none
+	-device virtio-9p-pci,fsdev=results,mount_tag=results)
+
+case $mode in
+shell)
+	"${qemu[@]}" -chardev stdio,id=con,signal=off,logfile="$VM_DIR/console.log" \
+		-serial chardev:con
+	;;
+*)
+	info "booting $(cat "$OBJ/include/config/kernel.release") (${accel[1]}, timeout ${VM_TIMEOUT}s; console: $VM_DIR/console.log)"
+	rc=0
+	timeout --kill-after=10 "$VM_TIMEOUT" "${qemu[@]}" \
+		-chardev file,id=con,path="$VM_DIR/console.log" -serial chardev:con \
+		</dev/null || rc=$?
+	# 124: timeout(1) killed QEMU.  Other codes mean nothing here: QEMU
+	# exits 0 after a guest panic too.
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		touch "$VM_DIR/host-timeout"
+	fi
+	if [ "$mode" = demo ]; then
+		[ -f "$results/exit-status" ] ||
+			die "the demo did not finish; see $VM_DIR/console.log"
+		cat "$results/demo.out"
+		exit "$(cat "$results/exit-status")"
+	fi
+	;;
+esac
