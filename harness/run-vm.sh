@@ -35,42 +35,56 @@ KSFT_TIMEOUT=$KSFT_TIMEOUT
 DEMO_SCRIPT='$TOP/harness/guest-demo.sh'
 EOF
 
-accel=(-accel tcg -cpu max)
-if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-	accel=(-accel kvm -cpu host)
+# KVM when /dev/kvm is there and works (on some nested hosts QEMU aborts
+# at once); otherwise TCG.  A start that prints nothing is retried on TCG,
+# and the build dir remembers not to try KVM again.
+kvm_unusable=$BUILD_DIR/kvm-unusable
+accels=("-accel tcg -cpu max")
+if [ -r /dev/kvm ] && [ -w /dev/kvm ] && [ ! -f "$kvm_unusable" ]; then
+	accels=("-accel kvm -cpu host" "${accels[@]}")
 fi
 cmdline="console=ttyS0 root=rootfs rootfstype=9p ro"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose"
 cmdline+=" init=$TOP/harness/guest-init panic=-1 oops=panic softlockup_panic=0"
-qemu=(qemu-system-x86_64 "${accel[@]}" -m "$VM_MEMORY" -smp "$VM_CPUS"
-	-nographic -no-reboot -nodefaults
+qemu_args=(-m "$VM_MEMORY" -smp "$VM_CPUS" -nographic -no-reboot -nodefaults
 	-kernel "$kernel" -append "$cmdline"
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=rootfs
 	-fsdev local,id=results,path="$results",security_model=none
 	-device virtio-9p-pci,fsdev=results,mount_tag=results)
 
-case $mode in
-shell)
-	"${qemu[@]}" -chardev stdio,id=con,signal=off,logfile="$VM_DIR/console.log" \
-		-serial chardev:con
-	;;
-*)
-	info "booting $(cat "$OBJ/include/config/kernel.release") (${accel[1]}, timeout ${VM_TIMEOUT}s; console: $VM_DIR/console.log)"
+for accel in "${accels[@]}"; do
+	rm -f "$VM_DIR/console.log"
 	rc=0
-	timeout --kill-after=10 "$VM_TIMEOUT" "${qemu[@]}" \
-		-chardev file,id=con,path="$VM_DIR/console.log" -serial chardev:con \
-		</dev/null || rc=$?
-	# 124: timeout(1) killed QEMU.  Other codes mean nothing here: QEMU
-	# exits 0 after a guest panic too.
-	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		touch "$VM_DIR/host-timeout"
-	fi
-	if [ "$mode" = demo ]; then
-		[ -f "$results/exit-status" ] ||
-			die "the demo did not finish; see $VM_DIR/console.log"
-		cat "$results/demo.out"
-		exit "$(cat "$results/exit-status")"
-	fi
-	;;
-esac
+	read -r -a accel_args <<<"$accel"
+	qemu=(qemu-system-x86_64 "${accel_args[@]}" "${qemu_args[@]}")
+	case $mode in
+	shell)
+		"${qemu[@]}" -chardev stdio,id=con,signal=off,logfile="$VM_DIR/console.log" \
+			-serial chardev:con || rc=$?
+		;;
+	*)
+		info "booting $(cat "$OBJ/include/config/kernel.release") (${accel#-accel }, timeout ${VM_TIMEOUT}s; console: $VM_DIR/console.log)"
+		# In the background: bash reports no "Aborted" for a QEMU that
+		# cannot start; its own message is in qemu.err.
+		timeout --kill-after=10 "$VM_TIMEOUT" "${qemu[@]}" \
+			-chardev file,id=con,path="$VM_DIR/console.log" -serial chardev:con \
+			</dev/null 2>"$VM_DIR/qemu.err" &
+		wait $! || rc=$?
+		;;
+	esac
+	# QEMU's exit code means nothing once the guest ran (it is 0 after a
+	# guest panic too); a failure with an empty console means it never did.
+	[ "$rc" != 0 ] && [ ! -s "$VM_DIR/console.log" ] && [ "$rc" != 124 ] || break
+	warn "QEMU with ${accel#-accel } failed before the guest started: $(tail -n 1 "$VM_DIR/qemu.err" 2>/dev/null)"
+	case $accel in *kvm*) cp "$VM_DIR/qemu.err" "$kvm_unusable" ;; esac
+done
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	touch "$VM_DIR/host-timeout"
+fi
+if [ "$mode" = demo ]; then
+	[ -f "$results/exit-status" ] ||
+		die "the demo did not finish; see $VM_DIR/console.log"
+	cat "$results/demo.out"
+	exit "$(cat "$results/exit-status")"
+fi
