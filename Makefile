@@ -3,11 +3,12 @@
 # The rest are the steps they are made of, for the edit loop
 # (CONTRIBUTING.md).  All logic lives in scripts/ and harness/.
 
+SHELL := bash
 S := scripts
 H := harness
 
 .PHONY: run check deps fetch tree refresh config kernel selftests \
-	harness-test vm-test shell demo clean help
+	harness-test vm-test shell demo bench clean help
 
 help:
 	@echo 'make run           build and boot the patched kernel, show what it adds'
@@ -20,10 +21,11 @@ help:
 	@echo 'make harness-test  the self-tests of the harness only'
 	@echo 'make vm-test       boot the built kernel and run the kselftests'
 	@echo 'make shell / demo  boot the built kernel into a shell / the demo'
+	@echo 'make bench         run the benchmarks in the guest, print their figures'
 
 # With a terminal, a shell in the guest; without one, the scripted demo.
 run: kernel
-	@if [ -t 0 ]; then $(H)/run-vm.sh shell; else $(H)/run-vm.sh demo; fi
+	@if [ -t 0 ]; then $(H)/run-vm.sh shell; else $(H)/run-vm.sh script $(H)/guest-demo.sh; fi
 
 check:
 	@$(S)/check.sh
@@ -64,7 +66,14 @@ shell: kernel
 	@$(H)/run-vm.sh shell
 
 demo: kernel
-	@$(H)/run-vm.sh demo
+	@$(H)/run-vm.sh script $(H)/guest-demo.sh
+
+# Built on the host against the patched UAPI headers, run in the guest.
+bench: selftests
+	@. $(S)/lib.sh && mkdir -p "$$BUILD_DIR/bench" && \
+		$${CC:-gcc} -std=gnu11 -Wall -Wextra -Werror -O2 -isystem "$$OBJ/usr/include" \
+		-o "$$BUILD_DIR/bench/procmap-query-bench" bench/procmap-query-bench.c
+	@$(H)/run-vm.sh script bench/guest-bench.sh
 
 # The kernel tree and objects are kept: `make tree FORCE=1` resets the tree.
 clean:

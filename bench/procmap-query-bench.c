@@ -172,7 +172,7 @@ static void flags__format(uint32_t flags, char out[5])
 	out[4] = '\0';
 }
 
-/* Number of VMAs of this process: one maps line each. */
+/* VMAs of this process: one maps line each (plus [vsyscall] on x86). */
 static long maps__count_vmas(void)
 {
 	char buf[16384];
@@ -1168,11 +1168,14 @@ struct build_id {
 	uint32_t size;
 };
 
+typedef ElfW(Nhdr) elf_nhdr;
+typedef ElfW(Phdr) elf_phdr;
+
 static bool note__find_build_id(const char *p, const char *end, size_t align,
 				struct build_id *out)
 {
-	while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-		const ElfW(Nhdr) *nh = (const void *)p;
+	while ((size_t)(end - p) >= sizeof(elf_nhdr)) {
+		const elf_nhdr *nh = (const void *)p;
 		const char *name = p + sizeof(*nh);
 		size_t name_sz = (nh->n_namesz + align - 1) & ~(align - 1);
 		size_t desc_sz = (nh->n_descsz + align - 1) & ~(align - 1);
@@ -1197,7 +1200,7 @@ static int self_build_id__phdr(struct dl_phdr_info *info, size_t sz, void *data)
 {
 	(void)sz;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const elf_phdr *ph = &info->dlpi_phdr[i];
 		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
 
 		if (ph->p_type != PT_NOTE)
@@ -1320,8 +1323,11 @@ static int bench__setup(struct bench *b)
 	}
 
 	existing = maps__count_vmas();
-	if (existing < 0)
+	if (existing < 0) {
+		fprintf(stderr, "reading %s: %s\n", MAPS_PATH,
+			strerror((int)-existing));
 		return (int)existing;
+	}
 	want = o->vmas - existing - 2;		/* 2: the guard pages */
 	if (want < MIN_CREATED_VMAS)
 		want = MIN_CREATED_VMAS;
@@ -1331,8 +1337,10 @@ static int bench__setup(struct bench *b)
 		return err;
 	}
 	err = addrs__generate(&b->layout, b->addrs, o->naddrs, o->spread, &rng);
-	if (err)
+	if (err) {
+		fprintf(stderr, "out of memory\n");
 		return err;
+	}
 	for (size_t i = 0; i < o->naddrs; i++) {
 		const struct layout_vma *v = layout__lookup(&b->layout,
 							    b->addrs[i]);
@@ -1455,24 +1463,22 @@ static int bench__build_id(struct bench *b)
 		err = verify__build_ids(&b->by_ioctl_bid, &b->layout, &b->files,
 					&b->self_id, &b->res.bid_found,
 					&b->res.bid_expected);
-	if (err) {
-		fprintf(stderr, "PROCMAP_QUERY with build ID: %s\n",
-			strerror(-err));
-		return err;
-	}
-	for (unsigned int r = 0; r < o->runs; r++) {
+	for (unsigned int r = 0; !err && r < o->runs; r++) {
 		t0 = now_ns();
 		err = ioctl__resolve(b->file_addrs, n, &b->by_ioctl, false,
 				     &q_plain);
 		b->times_a[r] = (double)(now_ns() - t0);
 		if (err)
-			return err;
+			break;
 		t0 = now_ns();
 		err = ioctl__resolve(b->file_addrs, n, &b->by_ioctl_bid, true,
 				     &q_bid);
 		b->times_b[r] = (double)(now_ns() - t0);
-		if (err)
-			return err;
+	}
+	if (err) {
+		fprintf(stderr, "PROCMAP_QUERY with build ID: %s\n",
+			strerror(-err));
+		return err;
 	}
 	b->res.bid_ok = q_plain && q_bid;
 	b->res.bid_queries = q_bid;
@@ -1654,7 +1660,7 @@ static void scale__report_failure(const struct scale_result *s)
 			max = -1;
 		fclose(f);
 	}
-	printf("  %6ld VMAs: could not measure: %s (vm.max_map_count = %ld)\n",
+	printf("  %6ld VMAs: could not create them: %s (vm.max_map_count = %ld)\n",
 	       s->target, strerror(-s->err), max);
 }
 
@@ -1676,9 +1682,17 @@ static int bench__scale(struct bench *b)
 				s->target);
 			return err;
 		}
-		if (s->err) {
+		/* too many VMAs for this system: say so, go on */
+		if (s->err == -ENOMEM) {
 			scale__report_failure(s);
 			continue;
+		}
+		if (s->err) {
+			fprintf(stderr, "%ld VMAs: %s\n", s->target,
+				s->err == -EPROTO ?
+				"PROCMAP_QUERY answered a VMA not covering the address" :
+				strerror(-s->err));
+			return s->err;
 		}
 		printf("  %6ld VMAs: %8.1f ns/query   (reading all of maps:"
 		       " %.1f us)\n", s->vmas, s->query_ns, s->read_us);
@@ -1765,8 +1779,9 @@ static int bench__run(struct bench *b)
 	err = bench__verify(b);
 	if (err && err != -ENOTTY)
 		return 1;
-	if (bench__compare(b)) {
-		fprintf(stderr, "timed run failed\n");
+	err = bench__compare(b);
+	if (err) {
+		fprintf(stderr, "timed run: %s\n", strerror(-err));
 		return 1;
 	}
 	if (!b->res.ioctl_ok) {

@@ -2,9 +2,10 @@
 # Boot the built kernel under QEMU with the host root shared read-only over
 # 9p and a writable results share, in one of three modes:
 #
-#   run-vm.sh tests   run the installed kselftests; leaves $VM_DIR/results
-#   run-vm.sh demo    run harness/guest-demo.sh in the guest, print its output
-#   run-vm.sh shell   an interactive shell on the serial console
+#   run-vm.sh tests          run the installed kselftests; leaves $VM_DIR/results
+#   run-vm.sh script FILE    run the shell script FILE in the guest, print its
+#                            output, exit with its status (the demo, benchmarks)
+#   run-vm.sh shell          an interactive shell on the serial console
 #
 # It never judges the run: harness/verdict.sh does, from the files left in
 # $VM_DIR (console.log, results/).
@@ -12,12 +13,17 @@ set -eu
 . "$(dirname "$0")/../scripts/lib.sh"
 . "$TOP/config/test.conf"
 
-mode=${1:?usage: run-vm.sh tests|demo|shell}
+mode=${1:?usage: run-vm.sh tests|script FILE|shell}
+script=""
+if [ "$mode" = script ]; then
+	script=$(realpath "${2:?usage: run-vm.sh script FILE}")
+	[ -f "$script" ] || die "no script $script to run in the guest"
+fi
 kernel=$OBJ/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel' first"
 
 rm -rf "$VM_DIR"
-mkdir -p "$VM_DIR/results"
+mkdir -p "$VM_DIR/results" "$VM_DIR/scratch"
 results=$VM_DIR/results
 
 ksft_dir="" ksft_tests=""
@@ -32,7 +38,10 @@ GUEST_MODE=$mode
 KSFT_DIR='$ksft_dir'
 KSFT_TESTS='$(echo $ksft_tests)'
 KSFT_TIMEOUT=$KSFT_TIMEOUT
-DEMO_SCRIPT='$TOP/harness/guest-demo.sh'
+GUEST_SCRIPT='$script'
+TOP='$TOP'
+OBJ='$OBJ'
+BUILD_DIR='$BUILD_DIR'
 EOF
 
 # KVM when /dev/kvm is there and works (on some nested hosts QEMU aborts
@@ -51,7 +60,9 @@ qemu_args=(-m "$VM_MEMORY" -smp "$VM_CPUS" -nographic -no-reboot -nodefaults
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=rootfs
 	-fsdev local,id=results,path="$results",security_model=none
-	-device virtio-9p-pci,fsdev=results,mount_tag=results)
+	-device virtio-9p-pci,fsdev=results,mount_tag=results
+	-fsdev local,id=scratch,path="$VM_DIR/scratch",security_model=none
+	-device virtio-9p-pci,fsdev=scratch,mount_tag=scratch)
 
 for accel in "${accels[@]}"; do
 	rm -f "$VM_DIR/console.log"
@@ -77,14 +88,14 @@ for accel in "${accels[@]}"; do
 	# guest panic too); a failure with an empty console means it never did.
 	[ "$rc" != 0 ] && [ ! -s "$VM_DIR/console.log" ] && [ "$rc" != 124 ] || break
 	warn "QEMU with ${accel#-accel } failed before the guest started: $(tail -n 1 "$VM_DIR/qemu.err" 2>/dev/null)"
-	case $accel in *kvm*) cp "$VM_DIR/qemu.err" "$kvm_unusable" ;; esac
+	case $accel in *kvm*) cat "$VM_DIR/qemu.err" >"$kvm_unusable" 2>/dev/null || true ;; esac
 done
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	touch "$VM_DIR/host-timeout"
 fi
-if [ "$mode" = demo ]; then
+if [ "$mode" = script ]; then
 	[ -f "$results/exit-status" ] ||
-		die "the demo did not finish; see $VM_DIR/console.log"
-	cat "$results/demo.out"
+		die "$script did not finish in the guest; see $VM_DIR/console.log"
+	cat "$results/script.out"
 	exit "$(cat "$results/exit-status")"
 fi

@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Configure and build the test kernel from the tree, out of tree in $OBJ:
-# tinyconfig + config/kernel/*.config merged with the tree's
-# merge_config.sh, then a check that every requested value made it.
+# tinyconfig + config/kernel/*.config + the `config` files of the kselftests
+# we run, merged with the tree's merge_config.sh, then a check that every
+# requested value made it.
 #
 #   build-kernel.sh            configure (when a fragment changed) and build
 #   build-kernel.sh --config   only configure and check
 set -eu
 . "$(dirname "$0")/lib.sh"
 
+. "$TOP/config/test.conf"
+
+# Our fragments, then the `config` file of each kselftest directory the
+# guest runs: what the tests say they need is checked like the rest.
 fragments=("$TOP"/config/kernel/*.config)
+for target in $KSFT_TARGETS; do
+	cfg=$TREE/tools/testing/selftests/$target/config
+	[ -f "$cfg" ] && fragments+=("$cfg")
+done
 mkdir -p "$OBJ"
 
 kmake() {

@@ -29,6 +29,11 @@ for step in "make-tree.sh --lenient" build-kernel.sh build-selftests.sh; do
 	fi
 done
 
+if [ "$built" = 1 ]; then
+	info "UAPI ABI checks against $OBJ/usr/include"
+	"$TOP/tests/uapi/run.sh" >"$RESULTS_DIR/2-uapi.ktap"
+fi
+
 if [ "$built" = 1 ] && ! "$TOP/harness/test-vm.sh" "$RESULTS_DIR"; then
 	stage_failed 3-vm.ktap "vm: test run" "harness/test-vm.sh failed: see the messages above"
 fi

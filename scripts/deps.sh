@@ -7,6 +7,7 @@ packages=(
 	gcc make git flex bison bc gawk cpio rsync xz-utils ccache
 	libelf-dev libssl-dev dwarves
 	qemu-system-x86 busybox-static util-linux coreutils
+	gcc-multilib
 )
 missing=()
 for p in "${packages[@]}"; do

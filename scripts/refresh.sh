@@ -59,11 +59,19 @@ if [ -d "$out/raw" ]; then
 	done
 fi
 
-# Rewrite the series, keeping each comment block in front of the patch it
-# preceded; the block of a dropped patch moves to the next patch kept.
+# Rewrite the series.  The file's opening comment, up to its first blank
+# line, stays on top; each later comment block stays in front of the patch
+# it preceded, and the block of a dropped patch moves to the next one kept.
 declare -A keep=() header=()
 for p in "${new[@]}"; do keep[$p]=1; done
-pending=""
+intro="" pending=""
+while IFS= read -r line || [ -n "$line" ]; do
+	case $line in
+	\#*) intro+="$line"$'\n' ;;
+	"") intro+=$'\n'; break ;;
+	*) intro=""; break ;;	# no blank line: the block belongs to the patch
+	esac
+done <"$SERIES"
 while IFS= read -r line || [ -n "$line" ]; do
 	entry=$(printf '%s' "$line" | sed -e 's/#.*//' -e 's/[[:space:]]*$//')
 	if [ -z "$entry" ]; then
@@ -72,8 +80,9 @@ while IFS= read -r line || [ -n "$line" ]; do
 		header[$entry]=$pending
 		pending=""
 	fi
-done <"$SERIES"
+done < <(tail -n +"$(printf '%s' "$intro" | wc -l | awk '{print $1 + 1}')" "$SERIES")
 {
+	printf '%s' "$intro"
 	for p in "${new[@]}"; do
 		printf '%s' "${header[$p]:-}"
 		printf '%s\n' "$p"
