@@ -25,6 +25,7 @@ help:
 
 # With a terminal, a shell in the guest; without one, the scripted demo.
 run: kernel
+	@$(S)/build-tools.sh
 	@if [ -t 0 ]; then $(H)/run-vm.sh shell; else $(H)/run-vm.sh script $(H)/guest-demo.sh; fi
 
 check:
@@ -66,13 +67,11 @@ shell: kernel
 	@$(H)/run-vm.sh shell
 
 demo: kernel
+	@$(S)/build-tools.sh
 	@$(H)/run-vm.sh script $(H)/guest-demo.sh
 
-# Built on the host against the patched UAPI headers, run in the guest.
-bench: selftests
-	@. $(S)/lib.sh && mkdir -p "$$BUILD_DIR/bench" && \
-		$${CC:-gcc} -std=gnu11 -Wall -Wextra -Werror -O2 -isystem "$$OBJ/usr/include" \
-		-o "$$BUILD_DIR/bench/procmap-query-bench" bench/procmap-query-bench.c
+bench: kernel
+	@$(S)/build-tools.sh
 	@$(H)/run-vm.sh script bench/guest-bench.sh
 
 # The kernel tree and objects are kept: `make tree FORCE=1` resets the tree.

@@ -4,7 +4,7 @@
 # per address range), then with addresses in 30 of the 700 VMAs, the way
 # profiler stack traces hit a few binaries (the shape of upstream's figures).
 set -eu
-bench=$BUILD_DIR/bench/procmap-query-bench
+bench=$BUILD_DIR/bin/procmap-query-bench
 echo "## all 700 VMAs hit"
 "$bench" "$@"
 echo

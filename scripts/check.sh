@@ -21,7 +21,7 @@ info "harness self-tests"
 "$TOP/tests/harness/run.sh" >"$RESULTS_DIR/1-harness.ktap"
 
 built=1
-for step in "make-tree.sh --lenient" build-kernel.sh build-selftests.sh; do
+for step in "make-tree.sh --lenient" build-kernel.sh build-selftests.sh build-tools.sh; do
 	if ! "$TOP/scripts/"$step; then
 		stage_failed 2-build.ktap "build: ${step%% *}" "failed: see the messages above"
 		built=0
