@@ -57,7 +57,8 @@ selftests: kernel
 harness-test:
 	@. $(S)/lib.sh && build_ktap_summary && \
 		$$TOP/tests/harness/run.sh >"$$BUILD_DIR/harness/self-test.ktap"; \
-		$$KTAP_SUMMARY "$$BUILD_DIR/harness/self-test.ktap"
+		$$TOP/tests/harness/pin-tests.sh >"$$BUILD_DIR/harness/pin-test.ktap"; \
+		$$KTAP_SUMMARY "$$BUILD_DIR/harness/self-test.ktap" "$$BUILD_DIR/harness/pin-test.ktap"
 
 vm-test: selftests
 	@. $(S)/lib.sh && build_ktap_summary && rm -rf "$$VM_DIR.ktap" && \

@@ -35,6 +35,7 @@ if [ "$mode" = tests ]; then
 fi
 cat >"$results/guest.env" <<EOF
 GUEST_MODE=$mode
+EXPECTED_RELEASE='$(cat "$OBJ/include/config/kernel.release")'
 KSFT_DIR='$ksft_dir'
 KSFT_TESTS='$(echo $ksft_tests)'
 KSFT_TIMEOUT=$KSFT_TIMEOUT

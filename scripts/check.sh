@@ -19,6 +19,7 @@ stage_failed() { # file name reason
 
 info "harness self-tests"
 "$TOP/tests/harness/run.sh" >"$RESULTS_DIR/1-harness.ktap"
+"$TOP/tests/harness/pin-tests.sh" >"$RESULTS_DIR/1-harness-pin.ktap"
 
 built=1
 for step in "make-tree.sh --lenient" build-kernel.sh build-selftests.sh build-tools.sh; do
