@@ -80,8 +80,9 @@ static bool starts_with_nocase(const char *s, const char *prefix)
 static bool parse_result(const char *line, struct test_line *out)
 {
 	bool ok;
-	const char *p;
+	const char *p, *number;
 	char *name, *hash;
+	int number_len;
 
 	if (strncmp(line, "ok ", 3) == 0) {
 		ok = true;
@@ -94,8 +95,10 @@ static bool parse_result(const char *line, struct test_line *out)
 	}
 	if (!isdigit((unsigned char)*p))
 		return false;
+	number = p;
 	while (isdigit((unsigned char)*p))
 		p++;
+	number_len = p - number;
 	p = skip_spaces(p);
 	if (*p == '-')		/* TAP allows "ok 1 - name" */
 		p = skip_spaces(p + 1);
@@ -125,6 +128,12 @@ static bool parse_result(const char *line, struct test_line *out)
 			name[0] = '\0';
 	}
 	rstrip(name);
+	if (!*name) {
+		/* "ok 3 # SKIP why": name it by its number. */
+		free(name);
+		name = xrealloc(NULL, number_len + sizeof("test "));
+		sprintf(name, "test %.*s", number_len, number);
+	}
 	out->name = name;
 	return true;
 }
