@@ -71,9 +71,13 @@ demo: kernel
 	@$(S)/build-tools.sh
 	@$(H)/run-vm.sh script $(H)/guest-demo.sh
 
-bench: kernel
-	@$(S)/build-tools.sh
-	@$(H)/run-vm.sh script bench/guest-bench.sh
+# On a kernel without the debugging options: KASAN and lockdep would
+# measure themselves.
+bench: deps
+	@$(S)/make-tree.sh --lenient
+	@KERNEL_FLAVOR=bench $(S)/build-kernel.sh
+	@KERNEL_FLAVOR=bench $(S)/build-tools.sh
+	@KERNEL_FLAVOR=bench $(H)/run-vm.sh script bench/guest-bench.sh
 
 # The kernel tree and objects are kept: `make tree FORCE=1` resets the tree.
 clean:

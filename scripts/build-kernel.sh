@@ -13,10 +13,16 @@ set -eu
 
 # Our fragments, then the `config` file of each kselftest directory the
 # guest runs: what the tests say they need is checked like the rest.
-fragments=("$TOP"/config/kernel/*.config)
+# The bench kernel leaves out the debugging and what only the tests need
+# (fault injection, for one).
+fragments=()
+for frag in "$TOP"/config/kernel/*.config; do
+	[ "$KERNEL_FLAVOR" = bench ] && [ "${frag##*/}" = debug.config ] && continue
+	fragments+=("$frag")
+done
 for target in $KSFT_TARGETS; do
 	cfg=$TREE/tools/testing/selftests/$target/config
-	[ -f "$cfg" ] && fragments+=("$cfg")
+	[ "$KERNEL_FLAVOR" = test ] && [ -f "$cfg" ] && fragments+=("$cfg")
 done
 mkdir -p "$OBJ"
 
@@ -41,7 +47,7 @@ check_config() {
 				sym=${line#\# } sym=${sym%% *} want="" ;;
 			"" | \#*) continue ;;
 			*)
-				printf '%s:%d: not a Kconfig assignment: %s\n' "$frag" "$n" "$line" >&2
+				printf '%s:%d: not a Kconfig assignment: %s\n' "${frag#"$TOP"/}" "$n" "$line" >&2
 				bad=1
 				continue ;;
 			esac
@@ -57,7 +63,7 @@ check_config() {
 }
 
 configure() {
-	info "configuring: tinyconfig + ${fragments[*]##*/}"
+	info "configuring: tinyconfig + ${fragments[*]#"$TOP"/}"
 	kmake -s tinyconfig >/dev/null
 	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${fragments[@]}" >"$OBJ/merge_config.log"
 	kmake -s olddefconfig

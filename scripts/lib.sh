@@ -13,7 +13,14 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$TOP/build}
 CACHE_DIR=${ADDRRES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/addrres}
 TREE=$BUILD_DIR/linux           # git repo: base commit + the series
-OBJ=$BUILD_DIR/obj              # kernel object dir (O=)
+# The test kernel has the debugging of config/kernel/debug.config; the
+# bench kernel (make bench) leaves it out, so that figures are not KASAN's.
+KERNEL_FLAVOR=${KERNEL_FLAVOR:-test}
+case $KERNEL_FLAVOR in
+test) OBJ=$BUILD_DIR/obj ;;     # kernel object dir (O=)
+bench) OBJ=$BUILD_DIR/obj-bench ;;
+*) printf 'error: KERNEL_FLAVOR is test or bench, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
+esac
 KSFT_DIR=$BUILD_DIR/kselftest   # installed kselftests the guest runs
 VM_DIR=$BUILD_DIR/vm            # console log and results of the last boot
 RESULTS_DIR=$BUILD_DIR/results  # KTAP files summarised by `make check`
