@@ -29,6 +29,9 @@ mkdir -p "$OBJ"
 kmake() {
 	local cc=gcc
 	if command -v ccache >/dev/null 2>&1; then cc="ccache gcc"; fi
+	# Paths below the build dir hash as relative ones: another checkout
+	# of the project (CI's fresh clone) hits the same cache entries.
+	export CCACHE_BASEDIR=$BUILD_DIR
 	make -C "$TREE" O="$OBJ" CC="$cc" LOCALVERSION="$LOCALVERSION" "$@"
 }
 
