@@ -54,7 +54,7 @@ if [ -r /dev/kvm ] && [ -w /dev/kvm ] && [ ! -f "$kvm_unusable" ]; then
 	accels=("-accel kvm -cpu host" "${accels[@]}")
 fi
 cmdline="console=ttyS0 root=rootfs rootfstype=9p ro"
-cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=524288,cache=loose"
+cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
 cmdline+=" init=$TOP/harness/guest-init panic=-1 oops=panic softlockup_panic=0"
 qemu_args=(-m "$VM_MEMORY" -smp "$VM_CPUS" -nographic -no-reboot -nodefaults
 	-kernel "$kernel" -append "$cmdline"
