@@ -103,6 +103,31 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * A clock that advances in jiffies (a guest whose clocksource fell back
+ * from the TSC) would time nothing: measure its smallest step.
+ */
+static int clock__check(void)
+{
+	uint64_t step = UINT64_MAX;
+
+	for (int i = 0; i < 5; i++) {
+		uint64_t t0 = now_ns(), t1;
+
+		while ((t1 = now_ns()) == t0)
+			;
+		if (t1 - t0 < step)
+			step = t1 - t0;
+	}
+	if (step > 10000) {
+		fprintf(stderr, "CLOCK_MONOTONIC advances in steps of %llu ns: too"
+			" coarse to measure; give the kernel a fine clocksource"
+			" (under QEMU: tsc=reliable)\n", (unsigned long long)step);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* splitmix64: tiny, good enough, and identical everywhere */
 struct rng {
 	uint64_t state;
@@ -1908,6 +1933,10 @@ int main(int argc, char **argv)
 	if (opts__parse(&b->opts, argc, argv)) {
 		free(b);
 		return 2;
+	}
+	if (clock__check()) {
+		free(b);
+		return 1;
 	}
 	uname(&b->uts);
 	printf("procmap-query-bench: kernel %s, %ld-byte pages, %u runs%s\n",

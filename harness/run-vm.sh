@@ -56,6 +56,9 @@ fi
 cmdline="console=ttyS0 root=rootfs rootfstype=9p ro"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
 cmdline+=" init=$TOP/harness/guest-init panic=-1 oops=panic softlockup_panic=0"
+# TCG makes the TSC look unstable to the clocksource watchdog; the jiffies
+# it falls back to tick every 4 ms, too coarse for timing anything.
+cmdline+=" tsc=reliable"
 qemu_args=(-m "$VM_MEMORY" -smp "$VM_CPUS" -nographic -no-reboot -nodefaults
 	-kernel "$kernel" -append "$cmdline"
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
