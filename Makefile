@@ -81,4 +81,4 @@ bench: deps
 
 # The kernel tree and objects are kept: `make tree FORCE=1` resets the tree.
 clean:
-	rm -rf build/vm build/vm.ktap build/results build/harness build/kselftest
+	rm -rf build/vm build/vm.ktap build/results build/harness build/kselftest build/bin
