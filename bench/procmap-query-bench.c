@@ -231,6 +231,8 @@ struct opts {
 	size_t naddrs;
 	size_t chunk;
 	size_t spread;		/* draw addresses from this many VMAs, 0 = all */
+	size_t distinct;	/* distinct addresses among naddrs, 0 = all */
+	bool code_only;		/* draw only from private file mappings */
 	bool quick;
 	unsigned int scale_rounds;
 	size_t scale_queries;
@@ -239,11 +241,15 @@ struct opts {
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"usage: %s [-q] [-r RUNS] [-v VMAS] [-a ADDRS] [-u VMAS] [-b BYTES]\n"
+		"usage: %s [-q] [-r RUNS] [-v VMAS] [-a ADDRS] [-d DIST] [-u VMAS] [-c]\n"
+		"          [-b BYTES]\n"
 		"  -r RUNS   timed runs per method (default 200, 10 with -q)\n"
 		"  -v VMAS   VMAs in the process for the main comparison (default 700)\n"
 		"  -a ADDRS  addresses resolved per run (default 4000)\n"
+		"  -d DIST   repeat DIST distinct addresses to make up ADDRS (default:\n"
+		"            every address drawn on its own)\n"
 		"  -u VMAS   draw the addresses from only this many VMAs (default: all)\n"
+		"  -c        draw only from private file mappings, where code lives\n"
 		"  -b BYTES  read() size of the text parser (default 65536)\n"
 		"  -q        quick smoke test: few runs and queries\n",
 		prog);
@@ -273,7 +279,7 @@ static int opts__parse(struct opts *o, int argc, char **argv)
 
 	*o = (struct opts){ .runs = 200, .vmas = 700, .naddrs = 4000,
 			    .chunk = 65536 };
-	while ((c = getopt(argc, argv, "r:v:a:u:b:qh")) != -1) {
+	while ((c = getopt(argc, argv, "r:v:a:d:u:cb:qh")) != -1) {
 		switch (c) {
 		case 'r':
 			if (parse_ulong(optarg, 1, 1000000, &v))
@@ -291,10 +297,18 @@ static int opts__parse(struct opts *o, int argc, char **argv)
 				goto bad;
 			o->naddrs = v;
 			break;
+		case 'd':
+			if (parse_ulong(optarg, 1, 10000000, &v))
+				goto bad;
+			o->distinct = v;
+			break;
 		case 'u':
 			if (parse_ulong(optarg, 1, 60000, &v))
 				goto bad;
 			o->spread = v;
+			break;
+		case 'c':
+			o->code_only = true;
 			break;
 		case 'b':
 			if (parse_ulong(optarg, 1, 64ul << 20, &v))
@@ -314,6 +328,11 @@ static int opts__parse(struct opts *o, int argc, char **argv)
 	}
 	if (optind != argc) {
 		usage(stderr, argv[0]);
+		return -EINVAL;
+	}
+	if (o->distinct > o->naddrs) {
+		fprintf(stderr, "-d %zu: more distinct addresses than -a %zu\n",
+			o->distinct, o->naddrs);
 		return -EINVAL;
 	}
 	if (o->quick && !runs_set)
@@ -367,6 +386,7 @@ struct resolution {
 	struct vma_rec *vmas;
 	size_t nr_vmas;
 	size_t cap_vmas;
+	size_t lines_read;	/* text parse: maps lines it looked at */
 	struct arena names;
 	unsigned char *build_ids;	/* BUILD_ID_BUF_SIZE per VMA */
 	uint32_t *build_id_sizes;
@@ -405,6 +425,7 @@ static void resolution__free(struct resolution *r)
 static void resolution__reset(struct resolution *r)
 {
 	r->nr_vmas = 0;
+	r->lines_read = 0;
 	r->names.len = 0;
 }
 
@@ -560,6 +581,7 @@ struct text_walk {
 	const uint64_t *addrs;
 	size_t n;
 	size_t next;
+	size_t lines;
 	struct resolution *res;
 };
 
@@ -572,6 +594,7 @@ static int text_walk__line(struct text_walk *w, const char *line,
 	const char *rest;
 	int idx, err;
 
+	w->lines++;
 	rest = maps_line__parse_range(line, eol, &l);
 	if (!rest)
 		return -EINVAL;
@@ -657,6 +680,7 @@ static int text__resolve(struct maps_reader *rd, const uint64_t *addrs,
 	close(fd);
 	if (ret < 0)
 		return ret;
+	res->lines_read = w.lines;
 	while (w.next < n)
 		res->vma_of[w.next++] = -1;
 	return 0;
@@ -779,19 +803,16 @@ static int procmap__query_into(int fd, uint64_t addr, struct resolution *res,
  * the previous reply. A reply for address A with VMA [s, e) tells that
  * [A, s) is unmapped and [s, e) is that VMA.
  */
-static int ioctl__resolve(const uint64_t *addrs, size_t n,
-			  struct resolution *res, bool want_build_id,
-			  size_t *nr_queries)
+static int ioctl__resolve_fd(int fd, const uint64_t *addrs, size_t n,
+			     struct resolution *res, bool want_build_id,
+			     size_t *nr_queries)
 {
 	uint64_t start = 0, end = 0;
 	size_t i, queries = 0;
 	int32_t cur = -1;
-	int fd, ret = 0;
+	int ret = 0;
 
 	resolution__reset(res);
-	fd = open(MAPS_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	for (i = 0; i < n; i++) {
 		uint64_t a = addrs[i];
 
@@ -811,11 +832,25 @@ static int ioctl__resolve(const uint64_t *addrs, size_t n,
 		}
 		res->vma_of[i] = a >= start ? cur : -1;
 	}
-	close(fd);
 	for (; i < n; i++)
 		res->vma_of[i] = -1;
 	if (nr_queries)
 		*nr_queries = queries;
+	return ret;
+}
+
+/* As a profiler run does: open the maps file, resolve, close it. */
+static int ioctl__resolve(const uint64_t *addrs, size_t n,
+			  struct resolution *res, bool want_build_id,
+			  size_t *nr_queries)
+{
+	int fd, ret;
+
+	fd = open(MAPS_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = ioctl__resolve_fd(fd, addrs, n, res, want_build_id, nr_queries);
+	close(fd);
 	return ret;
 }
 
@@ -1118,35 +1153,87 @@ static const struct layout_vma *layout__lookup(const struct layout *lo,
 	return NULL;
 }
 
-/*
- * Random byte in a random planned VMA (holes included), sorted. With
- * @spread, only that many distinct planned VMAs are drawn from, as when
- * stack traces hit only a few binaries.
- */
-static int addrs__generate(const struct layout *lo, uint64_t *addrs, size_t n,
-			   size_t spread, struct rng *rng)
+static size_t addrs__count_distinct(const uint64_t *sorted, size_t n)
 {
+	size_t d = n ? 1 : 0;
+
+	for (size_t i = 1; i < n; i++)
+		d += sorted[i] != sorted[i - 1];
+	return d;
+}
+
+/* Move the distinct values of sorted @a to its front; returns how many. */
+static size_t addrs__unique(uint64_t *a, size_t n)
+{
+	size_t d = n ? 1 : 0;
+
+	for (size_t i = 1; i < n; i++) {
+		if (a[i] != a[d - 1])
+			a[d++] = a[i];
+	}
+	return d;
+}
+
+/* @n random bytes, each in a VMA drawn from the first @spread of @pick. */
+static void addrs__draw(const struct layout *lo, const size_t *pick,
+			size_t spread, uint64_t *out, size_t n, struct rng *rng)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct layout_vma *v = &lo->vmas[pick[rng__below(rng, spread)]];
+
+		out[i] = v->start + rng__below(rng, v->end - v->start);
+	}
+}
+
+/*
+ * Random bytes in randomly chosen planned VMAs, sorted.  @o->spread limits
+ * the choice to that many distinct VMAs, as when stack traces hit only a
+ * few binaries; @o->code_only to private file mappings (no holes), where
+ * instruction addresses fall; @o->distinct repeats that many addresses to
+ * make up the set, as hot code shows up in many samples.
+ */
+static int addrs__generate(const struct layout *lo, uint64_t *addrs,
+			   const struct opts *o, struct rng *rng)
+{
+	size_t n = o->naddrs, spread = o->spread, base = o->distinct;
+	size_t nr_cand = 0;
 	size_t *pick;
 
-	if (!spread || spread > lo->nr)
-		spread = lo->nr;
 	pick = malloc(lo->nr * sizeof(*pick));
 	if (!pick)
 		return -ENOMEM;
+	for (size_t i = 0; i < lo->nr; i++) {
+		if (!o->code_only || lo->vmas[i].kind == KIND_FILE_PRIVATE)
+			pick[nr_cand++] = i;
+	}
+	if (!nr_cand) {
+		free(pick);
+		return -ENOENT;
+	}
+	if (!spread || spread > nr_cand)
+		spread = nr_cand;
 	/* partial Fisher-Yates: the first @spread entries are the choice */
-	for (size_t i = 0; i < lo->nr; i++)
-		pick[i] = i;
 	for (size_t i = 0; i < spread; i++) {
-		size_t j = i + (size_t)rng__below(rng, lo->nr - i);
+		size_t j = i + (size_t)rng__below(rng, nr_cand - i);
 		size_t t = pick[i];
 
 		pick[i] = pick[j];
 		pick[j] = t;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct layout_vma *v = &lo->vmas[pick[rng__below(rng, spread)]];
+	if (!base) {
+		addrs__draw(lo, pick, spread, addrs, n, rng);
+	} else {
+		/* redraw collisions so that exactly @base addresses differ */
+		size_t have = 0;
 
-		addrs[i] = v->start + rng__below(rng, v->end - v->start);
+		for (int round = 0; have < base && round < 64; round++) {
+			addrs__draw(lo, pick, spread, addrs + have, base - have,
+				    rng);
+			qsort(addrs, base, sizeof(*addrs), cmp_u64);
+			have = addrs__unique(addrs, base);
+		}
+		for (size_t i = have; i < n; i++)
+			addrs[i] = addrs[rng__below(rng, have)];
 	}
 	free(pick);
 	qsort(addrs, n, sizeof(*addrs), cmp_u64);
@@ -1345,11 +1432,14 @@ struct results {
 	bool ioctl_ok;
 	long vmas;
 	size_t naddrs;
+	size_t distinct;
 	size_t vmas_hit;
+	size_t text_lines;	/* maps lines the text parse needed */
 	double text_us;
 	double text_stdio_us;
 	double ioctl_us;
 	double ioctl_queries;
+	double ioctl_queries_us;	/* the queries alone, on an open file */
 	struct scale_result scale[NR_SCALES];
 	bool bid_ok;
 	size_t bid_addrs;
@@ -1376,6 +1466,7 @@ struct bench {
 	double *times_a;
 	double *times_b;
 	double *times_c;
+	double *times_d;
 	struct build_id self_id;
 	struct results res;
 	struct utsname uts;
@@ -1404,8 +1495,9 @@ static int bench__setup(struct bench *b)
 	b->times_a = calloc(o->runs, sizeof(*b->times_a));
 	b->times_b = calloc(o->runs, sizeof(*b->times_b));
 	b->times_c = calloc(o->runs, sizeof(*b->times_c));
+	b->times_d = calloc(o->runs, sizeof(*b->times_d));
 	if (err || !b->addrs || !b->file_addrs || !b->times_a || !b->times_b ||
-	    !b->times_c) {
+	    !b->times_c || !b->times_d) {
 		fprintf(stderr, "out of memory\n");
 		return -ENOMEM;
 	}
@@ -1430,11 +1522,17 @@ static int bench__setup(struct bench *b)
 		fprintf(stderr, "creating %ld VMAs: %s\n", want, strerror(-err));
 		return err;
 	}
-	err = addrs__generate(&b->layout, b->addrs, o->naddrs, o->spread, &rng);
+	err = addrs__generate(&b->layout, b->addrs, o, &rng);
+	if (err == -ENOENT) {
+		fprintf(stderr, "-c: the layout has no private file mapping;"
+			" use more VMAs (-v)\n");
+		return err;
+	}
 	if (err) {
 		fprintf(stderr, "out of memory\n");
 		return err;
 	}
+	b->res.distinct = addrs__count_distinct(b->addrs, o->naddrs);
 	for (size_t i = 0; i < o->naddrs; i++) {
 		const struct layout_vma *v = layout__lookup(&b->layout,
 							    b->addrs[i]);
@@ -1470,9 +1568,12 @@ static int bench__verify(struct bench *b)
 	for (size_t i = 0; i < n; i++)
 		unmapped += b->by_text.vma_of[i] < 0;
 	b->res.vmas_hit = b->by_text.nr_vmas;
+	b->res.text_lines = b->by_text.lines_read;
 	printf("verify: text parse matches the created layout for all %zu"
-	       " addresses (%zu VMAs hit, %zu addresses unmapped)\n",
-	       n, b->by_text.nr_vmas, unmapped);
+	       " addresses (%zu distinct; %zu VMAs hit, %zu addresses unmapped;"
+	       " the parse stops after line %zu of %ld)\n",
+	       n, b->res.distinct, b->by_text.nr_vmas, unmapped,
+	       b->res.text_lines, b->res.vmas);
 	err = text_stdio__resolve(b->addrs, n, &b->by_text_stdio);
 	if (err) {
 		fprintf(stderr, "parsing %s with stdio: %s\n", MAPS_PATH,
@@ -1504,43 +1605,89 @@ static int bench__verify(struct bench *b)
 	return 0;
 }
 
-/* Measurement 1: interleaved so drift hits both methods alike. */
+static double bench__query_ns(const struct results *r)
+{
+	return r->ioctl_queries_us * 1e3 / r->ioctl_queries;
+}
+
+/*
+ * Methods time their runs in blocks of this many back to back, as a tool
+ * resolving batch after batch would; the blocks alternate so that drift
+ * hits every method alike.  Under TCG the first run after another method
+ * is much slower (emulated TLBs and caches are cold), and interleaving
+ * single runs would charge that to every run: a short ioctl run twice.
+ */
+#define RUNS_PER_BLOCK	10
+
+enum method { M_TEXT, M_TEXT_STDIO, M_IOCTL, M_IOCTL_OPEN_FD, NR_METHODS };
+
+/* One timed run of @m into *@ns; @fd is the maps file M_IOCTL_OPEN_FD uses. */
+static int bench__time_run(struct bench *b, enum method m, int fd,
+			   size_t *queries, double *ns)
+{
+	const struct opts *o = &b->opts;
+	uint64_t t0 = now_ns();
+	int err;
+
+	switch (m) {
+	case M_TEXT:
+		err = text__resolve(&b->reader, b->addrs, o->naddrs,
+				    &b->by_text);
+		break;
+	case M_TEXT_STDIO:
+		err = text_stdio__resolve(b->addrs, o->naddrs,
+					  &b->by_text_stdio);
+		break;
+	case M_IOCTL:
+		err = ioctl__resolve(b->addrs, o->naddrs, &b->by_ioctl, false,
+				     queries);
+		break;
+	default:
+		err = ioctl__resolve_fd(fd, b->addrs, o->naddrs, &b->by_ioctl,
+					false, NULL);
+		break;
+	}
+	*ns = (double)(now_ns() - t0);
+	return err;
+}
+
+/* Measurement 1. */
 static int bench__compare(struct bench *b)
 {
 	const struct opts *o = &b->opts;
+	double *times[NR_METHODS] = { b->times_a, b->times_c, b->times_b,
+				      b->times_d };
+	int nr_methods = b->res.ioctl_ok ? NR_METHODS : M_IOCTL;
 	size_t queries = 0;
-	uint64_t t0;
-	int err;
+	int fd, err = 0;
 
-	for (unsigned int r = 0; r < o->runs; r++) {
-		t0 = now_ns();
-		err = text__resolve(&b->reader, b->addrs, o->naddrs,
-				    &b->by_text);
-		b->times_a[r] = (double)(now_ns() - t0);
-		if (err)
-			return err;
-		t0 = now_ns();
-		err = text_stdio__resolve(b->addrs, o->naddrs,
-					  &b->by_text_stdio);
-		b->times_c[r] = (double)(now_ns() - t0);
-		if (err)
-			return err;
-		if (!b->res.ioctl_ok)
-			continue;
-		t0 = now_ns();
-		err = ioctl__resolve(b->addrs, o->naddrs, &b->by_ioctl, false,
-				     &queries);
-		b->times_b[r] = (double)(now_ns() - t0);
-		if (err)
-			return err;
+	/* kept open for timing the queries without open() and close() */
+	fd = open(MAPS_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (unsigned int done = 0; !err && done < o->runs;
+	     done += RUNS_PER_BLOCK) {
+		unsigned int block = o->runs - done < RUNS_PER_BLOCK ?
+				     o->runs - done : RUNS_PER_BLOCK;
+
+		for (int m = 0; !err && m < nr_methods; m++) {
+			for (unsigned int r = done; !err && r < done + block; r++)
+				err = bench__time_run(b, (enum method)m, fd,
+						      &queries, &times[m][r]);
+		}
 	}
+	close(fd);
+	if (err)
+		return err;
 	b->res.text_us = median(b->times_a, o->runs) / 1e3;
 	b->res.text_stdio_us = median(b->times_c, o->runs) / 1e3;
+	b->res.ioctl_queries_us = median(b->times_d, o->runs) / 1e3;
 	b->res.ioctl_us = median(b->times_b, o->runs) / 1e3;
 	b->res.ioctl_queries = (double)queries;
 
 	printf("\n[1] resolve %zu sorted addresses, %ld VMAs, median of %u runs"
-	       " (open + resolve + close)\n", o->naddrs, b->res.vmas, o->runs);
+	       " (open + resolve + close), in blocks of %d\n", o->naddrs,
+	       b->res.vmas, o->runs, RUNS_PER_BLOCK);
 	printf("  text parse     : %10.1f us/run %8.1f ns/address\n",
 	       b->res.text_us, b->res.text_us * 1e3 / (double)o->naddrs);
 	printf("  text, stdio    : %10.1f us/run %8.1f ns/address"
@@ -1551,7 +1698,9 @@ static int bench__compare(struct bench *b)
 	printf("  PROCMAP_QUERY  : %10.1f us/run %8.1f ns/address"
 	       "  (%zu queries/run, %.1f ns/query)\n",
 	       b->res.ioctl_us, b->res.ioctl_us * 1e3 / (double)o->naddrs,
-	       queries, queries ? b->res.ioctl_us * 1e3 / (double)queries : 0);
+	       queries, queries ? bench__query_ns(&b->res) : 0);
+	printf("  the queries alone, on a maps file kept open: %.1f us/run\n",
+	       b->res.ioctl_queries_us);
 	printf("  text / ioctl   : %10.1fx\n", b->res.text_us / b->res.ioctl_us);
 	printf("  stdio / ioctl  : %10.1fx\n",
 	       b->res.text_stdio_us / b->res.ioctl_us);
@@ -1837,15 +1986,19 @@ static void results__print(const struct bench *b)
 	printf("procmap_query: %s\n", r->ioctl_ok ? "supported" : "unsupported");
 	printf("vmas: %ld\n", r->vmas);
 	printf("addresses: %zu\n", r->naddrs);
+	printf("distinct_addresses: %zu\n", r->distinct);
 	printf("vmas_hit: %zu\n", r->vmas_hit);
+	printf("text_lines_read: %zu\n", r->text_lines);
 	printf("runs: %u\n", b->opts.runs);
 	kv__double("text_us_per_run", r->text_us, true, 1);
 	kv__double("text_ns_per_addr", r->text_us * 1e3 / n, true, 1);
 	kv__double("ioctl_us_per_run", r->ioctl_us, r->ioctl_ok, 1);
 	kv__double("ioctl_ns_per_addr", r->ioctl_us * 1e3 / n, r->ioctl_ok, 1);
 	kv__double("ioctl_queries_per_run", r->ioctl_queries, r->ioctl_ok, 0);
-	kv__double("ioctl_ns_per_query", r->ioctl_us * 1e3 / r->ioctl_queries,
+	kv__double("ioctl_ns_per_query", bench__query_ns(r),
 		   r->ioctl_ok && r->ioctl_queries > 0, 1);
+	kv__double("ioctl_queries_us_per_run", r->ioctl_queries_us,
+		   r->ioctl_ok, 1);
 	kv__double("ratio", r->text_us / r->ioctl_us,
 		   r->ioctl_ok && r->ioctl_us > 0, 1);
 	kv__double("text_stdio_us_per_run", r->text_stdio_us, true, 1);
@@ -1887,6 +2040,7 @@ static void bench__free(struct bench *b)
 	free(b->times_a);
 	free(b->times_b);
 	free(b->times_c);
+	free(b->times_d);
 	free(b);
 }
 

@@ -13,11 +13,15 @@ set -eu
 
 # Our fragments, then the `config` file of each kselftest directory the
 # guest runs: what the tests say they need is checked like the rest.
-# The bench kernel leaves out the debugging and what only the tests need
+# debug.config is for the test kernel only, bench.config for the bench
+# kernel only; the bench kernel also leaves out what only the tests need
 # (fault injection, for one).
 fragments=()
 for frag in "$TOP"/config/kernel/*.config; do
-	[ "$KERNEL_FLAVOR" = bench ] && [ "${frag##*/}" = debug.config ] && continue
+	case ${frag##*/} in
+	debug.config) [ "$KERNEL_FLAVOR" = test ] || continue ;;
+	bench.config) [ "$KERNEL_FLAVOR" = bench ] || continue ;;
+	esac
 	fragments+=("$frag")
 done
 for target in $KSFT_TARGETS; do

@@ -20,6 +20,8 @@ stage_failed() { # file name reason
 info "harness self-tests"
 "$TOP/tests/harness/run.sh" >"$RESULTS_DIR/1-harness.ktap"
 "$TOP/tests/harness/pin-tests.sh" >"$RESULTS_DIR/1-harness-pin.ktap"
+info "benchmark self-checks on the host kernel"
+"$TOP/tests/bench/run.sh" >"$RESULTS_DIR/1-bench-host.ktap"
 
 built=1
 for step in "make-tree.sh --lenient" build-kernel.sh build-selftests.sh build-tools.sh; do
