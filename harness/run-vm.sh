@@ -59,7 +59,9 @@ cmdline+=" init=$TOP/harness/guest-init panic=-1 oops=panic softlockup_panic=0"
 # TCG makes the TSC look unstable to the clocksource watchdog; the jiffies
 # it falls back to tick every 4 ms, too coarse for timing anything.
 cmdline+=" tsc=reliable"
-qemu_args=(-m "$VM_MEMORY" -smp "$VM_CPUS" -nographic -no-reboot -nodefaults
+# One socket per CPU: without ACPI the guest finds CPUs in SeaBIOS's MP
+# table, which lists one CPU per socket; "-smp 2" alone boots one CPU.
+qemu_args=(-m "$VM_MEMORY" -smp "$VM_CPUS,sockets=$VM_CPUS" -nographic -no-reboot -nodefaults
 	-kernel "$kernel" -append "$cmdline"
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=rootfs
