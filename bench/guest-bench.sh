@@ -41,6 +41,7 @@ while [ "$i" -le "$repeats" ]; do
 	ratios_stdio="$ratios_stdio $(value ratio_stdio)"
 	i=$((i + 1))
 done
+# shellcheck disable=SC2086 # one ratio per word
 echo "median of $repeats processes: text / ioctl $(printf '%s\n' $ratios | median)x," \
 	"stdio / ioctl $(printf '%s\n' $ratios_stdio | median)x"
 rm -f "$out"
