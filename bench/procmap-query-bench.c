@@ -88,8 +88,10 @@ _Static_assert(PROCMAP_QUERY == 0xC0686611u, "PROCMAP_QUERY number");
 #define RNG_SEED		0x70726f636d6170ull	/* fixed: same set each run */
 #define EXIT_SKIP		4
 
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
 static const long scale_targets[] = { 100, 10000, 60000 };
-#define NR_SCALES (sizeof(scale_targets) / sizeof(scale_targets[0]))
+#define NR_SCALES	ARRAY_LEN(scale_targets)
 
 static long page_size;
 
@@ -1619,9 +1621,19 @@ static double bench__query_ns(const struct results *r)
  */
 #define RUNS_PER_BLOCK	10
 
-enum method { M_TEXT, M_TEXT_STDIO, M_IOCTL, M_IOCTL_OPEN_FD, NR_METHODS };
+enum method {
+	M_TEXT,			/* measurement 1: every address */
+	M_TEXT_STDIO,
+	M_IOCTL,
+	M_IOCTL_OPEN_FD,	/* the same queries on a maps file kept open */
+	M_FILE_IOCTL,		/* measurement 2: addresses in file VMAs */
+	M_FILE_IOCTL_BUILD_ID,
+};
 
-/* One timed run of @m into *@ns; @fd is the maps file M_IOCTL_OPEN_FD uses. */
+/*
+ * One timed run of @m into *@ns, its ioctls into *@queries; @fd is the
+ * maps file M_IOCTL_OPEN_FD uses.
+ */
 static int bench__time_run(struct bench *b, enum method m, int fd,
 			   size_t *queries, double *ns)
 {
@@ -1642,43 +1654,68 @@ static int bench__time_run(struct bench *b, enum method m, int fd,
 		err = ioctl__resolve(b->addrs, o->naddrs, &b->by_ioctl, false,
 				     queries);
 		break;
-	default:
+	case M_IOCTL_OPEN_FD:
 		err = ioctl__resolve_fd(fd, b->addrs, o->naddrs, &b->by_ioctl,
-					false, NULL);
+					false, queries);
+		break;
+	case M_FILE_IOCTL:
+		err = ioctl__resolve(b->file_addrs, b->nr_file_addrs,
+				     &b->by_ioctl, false, queries);
+		break;
+	default:
+		err = ioctl__resolve(b->file_addrs, b->nr_file_addrs,
+				     &b->by_ioctl_bid, true, queries);
 		break;
 	}
 	*ns = (double)(now_ns() - t0);
 	return err;
 }
 
+/*
+ * @o->runs timed runs of each of the @nr methods @ms, taking turns in
+ * blocks; run r of @ms[i] goes to @times[i][r], its ioctls to @queries[i].
+ */
+static int bench__time_methods(struct bench *b, const enum method *ms, int nr,
+			       double *const *times, size_t *queries, int fd)
+{
+	unsigned int runs = b->opts.runs;
+	int err = 0;
+
+	for (unsigned int done = 0; !err && done < runs; done += RUNS_PER_BLOCK) {
+		unsigned int end = runs - done < RUNS_PER_BLOCK ?
+				   runs : done + RUNS_PER_BLOCK;
+
+		for (int i = 0; !err && i < nr; i++) {
+			for (unsigned int r = done; !err && r < end; r++)
+				err = bench__time_run(b, ms[i], fd, &queries[i],
+						      &times[i][r]);
+		}
+	}
+	return err;
+}
+
 /* Measurement 1. */
 static int bench__compare(struct bench *b)
 {
+	static const enum method ms[] = { M_TEXT, M_TEXT_STDIO, M_IOCTL,
+					  M_IOCTL_OPEN_FD };
 	const struct opts *o = &b->opts;
-	double *times[NR_METHODS] = { b->times_a, b->times_c, b->times_b,
-				      b->times_d };
-	int nr_methods = b->res.ioctl_ok ? NR_METHODS : M_IOCTL;
-	size_t queries = 0;
-	int fd, err = 0;
+	double *const times[] = { b->times_a, b->times_c, b->times_b,
+				  b->times_d };
+	size_t qs[ARRAY_LEN(ms)] = { 0 }, queries;
+	/* without the ioctl, only the methods before M_IOCTL */
+	int nr = b->res.ioctl_ok ? (int)ARRAY_LEN(ms) : M_IOCTL;
+	int fd, err;
 
 	/* kept open for timing the queries without open() and close() */
 	fd = open(MAPS_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	for (unsigned int done = 0; !err && done < o->runs;
-	     done += RUNS_PER_BLOCK) {
-		unsigned int block = o->runs - done < RUNS_PER_BLOCK ?
-				     o->runs - done : RUNS_PER_BLOCK;
-
-		for (int m = 0; !err && m < nr_methods; m++) {
-			for (unsigned int r = done; !err && r < done + block; r++)
-				err = bench__time_run(b, (enum method)m, fd,
-						      &queries, &times[m][r]);
-		}
-	}
+	err = bench__time_methods(b, ms, nr, times, qs, fd);
 	close(fd);
 	if (err)
 		return err;
+	queries = qs[M_IOCTL];
 	b->res.text_us = median(b->times_a, o->runs) / 1e3;
 	b->res.text_stdio_us = median(b->times_c, o->runs) / 1e3;
 	b->res.ioctl_queries_us = median(b->times_d, o->runs) / 1e3;
@@ -1710,9 +1747,10 @@ static int bench__compare(struct bench *b)
 /* Measurement 2: same resolution over file-backed VMAs, +/- build IDs. */
 static int bench__build_id(struct bench *b)
 {
+	static const enum method ms[] = { M_FILE_IOCTL, M_FILE_IOCTL_BUILD_ID };
 	const struct opts *o = &b->opts;
-	size_t n = b->nr_file_addrs, q_plain = 0, q_bid = 0;
-	uint64_t t0;
+	double *const times[] = { b->times_a, b->times_b };
+	size_t n = b->nr_file_addrs, qs[ARRAY_LEN(ms)] = { 0 }, q_plain, q_bid;
 	int err;
 
 	b->res.bid_addrs = n;
@@ -1728,23 +1766,16 @@ static int bench__build_id(struct bench *b)
 		err = verify__build_ids(&b->by_ioctl_bid, &b->layout, &b->files,
 					&b->self_id, &b->res.bid_found,
 					&b->res.bid_expected);
-	for (unsigned int r = 0; !err && r < o->runs; r++) {
-		t0 = now_ns();
-		err = ioctl__resolve(b->file_addrs, n, &b->by_ioctl, false,
-				     &q_plain);
-		b->times_a[r] = (double)(now_ns() - t0);
-		if (err)
-			break;
-		t0 = now_ns();
-		err = ioctl__resolve(b->file_addrs, n, &b->by_ioctl_bid, true,
-				     &q_bid);
-		b->times_b[r] = (double)(now_ns() - t0);
-	}
+	if (!err)
+		err = bench__time_methods(b, ms, (int)ARRAY_LEN(ms), times, qs,
+					  -1);
 	if (err) {
 		fprintf(stderr, "PROCMAP_QUERY with build ID: %s\n",
 			strerror(-err));
 		return err;
 	}
+	q_plain = qs[0];
+	q_bid = qs[1];
 	b->res.bid_ok = q_plain && q_bid;
 	b->res.bid_queries = q_bid;
 	if (!b->res.bid_ok)
@@ -1753,7 +1784,8 @@ static int bench__build_id(struct bench *b)
 	b->res.bid_ns = median(b->times_b, o->runs) / (double)q_bid;
 
 	printf("\n[2] build IDs: %zu addresses in file-backed VMAs, %zu queries/run,"
-	       " median of %u runs\n", n, q_bid, o->runs);
+	       " median of %u runs in blocks of %d\n", n, q_bid, o->runs,
+	       RUNS_PER_BLOCK);
 	printf("  name only      : %10.1f ns/query\n", b->res.bid_plain_ns);
 	printf("  name + build ID: %10.1f ns/query  (%zu of %zu ELF VMAs"
 	       " returned our build ID)\n", b->res.bid_ns, b->res.bid_found,
