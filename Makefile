@@ -2,26 +2,35 @@
 # and `make check` (every test, ending in "N passed, N failed, N skipped").
 # The rest are the steps they are made of, for the edit loop
 # (CONTRIBUTING.md).  All logic lives in scripts/ and harness/.
+#
+# ARCH=x86_64|arm64 (config/arch/) picks the architecture: `make check`
+# without it tests every arch, the other targets build and boot x86_64.
 
 SHELL := bash
 S := scripts
 H := harness
+# Host suites that need no kernel build (make host-test).
+HOST_SUITES := harness pin ktap-summary
 
-.PHONY: run check deps fetch tree refresh config kernel selftests \
-	harness-test vm-test shell demo bench clean help
+.PHONY: run check deps fetch tree refresh config kernel selftests rootfs \
+	host-test vm-test shell demo bench lint check-series clean help
 
 help:
 	@echo 'make run           build and boot the patched kernel, show what it adds'
-	@echo 'make check         build everything and run every test'
+	@echo 'make check         build everything and run every test, on every arch'
+	@echo '                   (ARCH=x86_64 or ARCH=arm64: that arch only)'
 	@echo 'make tree          base + patches/series as a git repo in build/linux'
 	@echo '                   (FORCE=1 discards the tree'\''s own commits and edits)'
 	@echo 'make refresh       export build/linux base..HEAD back into patches/'
-	@echo 'make kernel        configure and build the test kernel in build/obj'
+	@echo 'make kernel        configure and build the test kernel in build/$$ARCH/obj'
 	@echo 'make selftests     build and install the kselftests the guest runs'
-	@echo 'make harness-test  the self-tests of the harness only'
+	@echo 'make rootfs        the Debian root of an arch that cannot boot the host'\''s'
+	@echo 'make host-test     the host suites that need no kernel: $(HOST_SUITES)'
 	@echo 'make vm-test       boot the built kernel and run the kselftests'
 	@echo 'make shell / demo  boot the built kernel into a shell / the demo'
 	@echo 'make bench         run the benchmarks in the guest, print their figures'
+	@echo 'make lint          checkpatch --strict on the series, shellcheck on the scripts'
+	@echo 'make check-series  build the tree at every patch of the series (slow)'
 
 # With a terminal, a shell in the guest; without one, the scripted demo.
 run: kernel
@@ -32,7 +41,7 @@ check:
 	@$(S)/check.sh
 
 deps:
-	@$(S)/deps.sh
+	@$(S)/deps.sh $(ARCH)
 
 fetch: deps
 	@$(S)/fetch-base.sh >/dev/null
@@ -54,15 +63,18 @@ kernel: deps
 selftests: kernel
 	@$(S)/build-selftests.sh
 
-harness-test:
-	@. $(S)/lib.sh && build_ktap_summary && \
-		$$TOP/tests/harness/run.sh >"$$BUILD_DIR/harness/self-test.ktap"; \
-		$$TOP/tests/harness/pin-tests.sh >"$$BUILD_DIR/harness/pin-test.ktap"; \
-		$$KTAP_SUMMARY "$$BUILD_DIR/harness/self-test.ktap" "$$BUILD_DIR/harness/pin-test.ktap"
+rootfs: deps
+	@$(S)/build-rootfs.sh
+
+host-test:
+	@. $(S)/lib.sh && build_ktap_summary && mkdir -p "$$BUILD_DIR/host-test" && \
+		for suite in $(HOST_SUITES); do \
+			tests/$$suite/run.sh >"$$BUILD_DIR/host-test/$$suite.ktap"; \
+		done && $$KTAP_SUMMARY "$$BUILD_DIR"/host-test/*.ktap
 
 vm-test: selftests
 	@. $(S)/lib.sh && build_ktap_summary && rm -rf "$$VM_DIR.ktap" && \
-		$(H)/test-vm.sh "$$VM_DIR.ktap" && $$KTAP_SUMMARY "$$VM_DIR.ktap"/*.ktap
+		$(H)/test-vm.sh "$$VM_DIR.ktap" && $$KTAP_SUMMARY -l "$$ARCH" "$$VM_DIR.ktap"/*.ktap
 
 shell: kernel
 	@$(H)/run-vm.sh shell
@@ -79,6 +91,16 @@ bench: deps
 	@KERNEL_FLAVOR=bench $(S)/build-tools.sh
 	@KERNEL_FLAVOR=bench $(H)/run-vm.sh script bench/guest-bench.sh
 
+lint: deps
+	@. $(S)/lib.sh && build_ktap_summary && mkdir -p "$$BUILD_DIR/lint" && \
+		$(S)/lint.sh >"$$BUILD_DIR/lint/lint.ktap" && $$KTAP_SUMMARY "$$BUILD_DIR/lint/lint.ktap"
+
+# Not part of `make check`: it builds the kernel once per patch and arch.
+check-series: deps
+	@$(S)/check-series.sh
+
 # The kernel tree and objects are kept: `make tree FORCE=1` resets the tree.
 clean:
-	rm -rf build/vm build/vm.ktap build/results build/harness build/kselftest build/bin
+	rm -rf build/results build/harness build/host-test build/lint \
+		$(foreach a,$(basename $(notdir $(wildcard config/arch/*.conf))),\
+			build/$(a)/vm build/$(a)/vm.ktap build/$(a)/kselftest build/$(a)/bin)

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Runs in the guest (`make bench`): the PROCMAP_QUERY benchmark with three
 # address sets over about 700 VMAs, from the most to the least favourable
 # to the ioctl:
@@ -11,8 +11,8 @@
 # Under TCG one process's figures differ from the next one's by up to 2x
 # (each gets another address-space layout), so the published shape runs
 # in REPEATS processes and the medians of their ratios are the figures.
-set -eu
-bench=$BUILD_DIR/bin/procmap-query-bench
+set -euo pipefail
+bench=$ADDRRES_BIN/procmap-query-bench
 repeats=5
 published="-v 702 -a 4435 -d 699 -u 6 -c"
 out=$TMPDIR/bench.out

@@ -1,12 +1,12 @@
-#!/bin/sh
+#!/bin/bash
 # What `make run` shows when stdin is not a terminal: runs in the guest and
 # prints what each feature of the series shows, or that it is not there.
-set -u
+set -euo pipefail
 
 section() { printf '\n=== %s\n' "$*"; }
 
 section "kernel"
-echo "uname -r: $(uname -r)"
+echo "uname -r: $(uname -r), uname -m: $(uname -m)"
 cat /proc/version
 
 section "/proc/kallmodsyms (kallsyms with built-in module names)"
@@ -18,7 +18,8 @@ else
 fi
 
 section "PROCMAP_QUERY (binary queries on /proc/PID/maps)"
-"$BUILD_DIR/bin/procmap-query"
+"$ADDRRES_BIN/procmap-query"
 
-section "PERF_RECORD_TEXT_POKE on arm64"
-echo "not in this series yet"
+section "PERF_RECORD_TEXT_POKE"
+echo "not in this series yet; the guest's perf, which will record it:"
+perf --version

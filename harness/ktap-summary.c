@@ -11,6 +11,11 @@
  * indented by four spaces) is counted by its subtests; otherwise the
  * top-level result counts.  A top-level failure not explained by a failed
  * subtest (a crash or timeout after the last case) is counted as well.
+ *
+ * Labels: "-l LABEL" among the files prefixes every line printed for the
+ * files after it with "LABEL: " (e.g. the architecture they ran on), until
+ * the next -l; "-l ''" turns the prefix off again.  The closing line counts
+ * all files together.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -30,6 +35,9 @@ struct test_line {
 struct counts {
 	unsigned int passed, failed, skipped;
 };
+
+/* Set by -l: the prefix of the lines printed for the current file. */
+static const char *label = "";
 
 /* Subtests of the top-level test currently running. */
 struct subtests {
@@ -80,7 +88,7 @@ static bool starts_with_nocase(const char *s, const char *prefix)
 static bool parse_result(const char *line, struct test_line *out)
 {
 	bool ok;
-	const char *p, *number;
+	const char *p, *number, *dir = NULL;
 	char *name, *hash;
 	int number_len;
 
@@ -105,13 +113,15 @@ static bool parse_result(const char *line, struct test_line *out)
 
 	name = xstrdup(p);
 	out->res = ok ? RES_PASS : RES_FAIL;
-	out->reason = xstrdup("");
 	hash = strstr(name, " # ");
-	if (!hash && name[0] == '#')
-		hash = name - 1;	/* no name, only a directive */
 	if (hash) {
-		const char *dir = skip_spaces(hash + 2);
-
+		dir = hash + 2;
+	} else if (name[0] == '#') {
+		hash = name;	/* no name, only a directive */
+		dir = name + 1;
+	}
+	if (dir) {
+		dir = skip_spaces(dir);
 		if (starts_with_nocase(dir, "SKIP")) {
 			out->res = RES_SKIP;
 			dir = skip_spaces(dir + 4);
@@ -120,13 +130,10 @@ static bool parse_result(const char *line, struct test_line *out)
 		} else if (starts_with_nocase(dir, "XFAIL")) {
 			out->res = RES_PASS;
 		}
-		free(out->reason);
-		out->reason = xstrdup(dir);
-		if (hash >= name)
-			*hash = '\0';
-		else
-			name[0] = '\0';
 	}
+	out->reason = xstrdup(dir ? dir : "");
+	if (hash)
+		*hash = '\0';	/* the name ends where its directive starts */
 	rstrip(name);
 	if (!*name) {
 		/* "ok 3 # SKIP why": name it by its number. */
@@ -172,7 +179,8 @@ static void count_one(struct counts *c, enum result res, const char *name,
 		[RES_PASS] = "ok     ", [RES_FAIL] = "not ok ", [RES_SKIP] = "skip   ",
 	};
 
-	printf("%s %s%s%s\n", tag[res], name, *reason ? "  # " : "", reason);
+	printf("%s %s%s%s%s%s\n", tag[res], label, *label ? ": " : "", name,
+	       *reason ? "  # " : "", reason);
 	if (res == RES_PASS)
 		c->passed++;
 	else if (res == RES_FAIL)
@@ -325,13 +333,30 @@ static void summarise_file(const char *path, struct counts *c)
 int main(int argc, char **argv)
 {
 	struct counts c = { 0 };
+	bool bad = false;
+	int files = 0;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s FILE.ktap...\n", argv[0]);
+	/* Check the arguments first: a usage error prints no results. */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-l") != 0)
+			files++;
+		else if (++i == argc)
+			bad = true;	/* -l without its LABEL */
+	}
+	if (bad || !files) {
+		fprintf(stderr,
+			"usage: %s [-l LABEL] FILE.ktap... [-l LABEL FILE.ktap...]...\n"
+			"  -l LABEL  prefix the lines of the files after it with \"LABEL: \";\n"
+			"            -l '' for no prefix, as before the first -l\n",
+			argv[0]);
 		return 2;
 	}
-	for (int i = 1; i < argc; i++)
-		summarise_file(argv[i], &c);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-l") == 0)
+			label = argv[++i];
+		else
+			summarise_file(argv[i], &c);
+	}
 	printf("%u passed, %u failed, %u skipped\n", c.passed, c.failed, c.skipped);
 	return c.failed ? 1 : 0;
 }

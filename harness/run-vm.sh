@@ -1,87 +1,108 @@
 #!/usr/bin/env bash
-# Boot the built kernel under QEMU with the host root shared read-only over
-# 9p and a writable results share, in one of three modes:
+# Boot the built kernel of ARCH under QEMU, in one of three modes:
 #
 #   run-vm.sh tests          run the installed kselftests; leaves $VM_DIR/results
-#   run-vm.sh script FILE    run the shell script FILE in the guest, print its
-#                            output, exit with its status (the demo, benchmarks)
+#   run-vm.sh script FILE    run the shell script FILE (in the checkout) in the
+#                            guest; print its output and exit with its status
+#                            only if the run's verdict is clean (the demo,
+#                            benchmarks: figures from a run with a splat are
+#                            not published)
 #   run-vm.sh shell          an interactive shell on the serial console
 #
-# It never judges the run: harness/verdict.sh does, from the files left in
-# $VM_DIR (console.log, results/).
-set -eu
+# The guest's root is the host's (ARCH_ROOT=host) or a Debian root for the
+# arch (scripts/build-rootfs.sh), read-only over 9p; the checkout, the
+# arch's build dir, a results share and a scratch share are mounted below
+# /run/addrres by harness/guest-boot.  Tests are judged by harness/verdict.sh,
+# from the files left in $VM_DIR (console.log, results/).
+set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 . "$TOP/config/test.conf"
 
-mode=${1:?usage: run-vm.sh tests|script FILE|shell}
+usage="usage: run-vm.sh tests|script FILE|shell"
+mode=${1:?$usage}
 script=""
-if [ "$mode" = script ]; then
-	script=$(realpath "${2:?usage: run-vm.sh script FILE}")
+case $mode in
+tests | shell) ;;
+script)
+	script=$(realpath "${2:?$usage}")
 	[ -f "$script" ] || die "no script $script to run in the guest"
-fi
-kernel=$OBJ/arch/x86/boot/bzImage
-[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel' first"
+	case $script in
+	"$TOP"/*) script=${script#"$TOP"/} ;;
+	*) die "$script is not in the checkout $TOP: the guest sees only the checkout" ;;
+	esac
+	;;
+*) die "$usage" ;;
+esac
+kernel=$OBJ/$ARCH_IMAGE
+[ -f "$kernel" ] || die "no $ARCH kernel at $kernel: run 'make kernel ARCH=$ARCH' first"
+release=$(cat "$OBJ/include/config/kernel.release")
+
+case $ARCH_ROOT in
+host) root=/ init=$TOP/harness/guest-boot ;;
+debian) root=$("$TOP/scripts/build-rootfs.sh") init=/addrres-boot ;;
+*) die "config/arch/$ARCH.conf: ARCH_ROOT is host or debian, not $ARCH_ROOT" ;;
+esac
 
 rm -rf "$VM_DIR"
 mkdir -p "$VM_DIR/results" "$VM_DIR/scratch"
 results=$VM_DIR/results
 
-ksft_dir="" ksft_tests=""
+ksft_tests=""
 if [ "$mode" = tests ]; then
-	ksft_dir=$KSFT_DIR
-	[ -f "$ksft_dir/kselftest-list.txt" ] || die "no kselftests in $ksft_dir: run 'make selftests' first"
-	ksft_tests=$("$TOP/harness/skiplist.sh" run-list "$ksft_dir/kselftest-list.txt")
-	"$TOP/harness/skiplist.sh" ktap "$ksft_dir/kselftest-list.txt" >"$VM_DIR/skipped.ktap"
+	[ -f "$KSFT_DIR/kselftest-list.txt" ] || die "no kselftests in $KSFT_DIR: run 'make selftests ARCH=$ARCH' first"
+	ksft_tests=$("$TOP/harness/skiplist.sh" run-list "$KSFT_DIR/kselftest-list.txt" | tr '\n' ' ')
+	"$TOP/harness/skiplist.sh" ktap "$KSFT_DIR/kselftest-list.txt" >"$VM_DIR/skipped.ktap"
 fi
-cat >"$results/guest.env" <<EOF
+cat >"$results/guest.env" <<EOF2
 GUEST_MODE=$mode
-EXPECTED_RELEASE='$(cat "$OBJ/include/config/kernel.release")'
-KSFT_DIR='$ksft_dir'
-KSFT_TESTS='$(echo $ksft_tests)'
+EXPECTED_RELEASE='$release'
+EXPECTED_MACHINE='$ARCH_UNAME_M'
+KSFT_TESTS='$ksft_tests'
 KSFT_TIMEOUT=$KSFT_TIMEOUT
 GUEST_SCRIPT='$script'
-TOP='$TOP'
-OBJ='$OBJ'
-BUILD_DIR='$BUILD_DIR'
-EOF
+GUEST_CONSOLE=/dev/$ARCH_CONSOLE
+EOF2
 
-# KVM when /dev/kvm is there and works (on some nested hosts QEMU aborts
-# at once); otherwise TCG.  A start that prints nothing is retried on TCG,
-# and the build dir remembers not to try KVM again.
+# KVM where the arch allows it and /dev/kvm works (on some nested hosts
+# QEMU aborts at once); otherwise TCG.  A start that prints nothing is
+# retried on TCG, and the build dir remembers not to try KVM again.
 kvm_unusable=$BUILD_DIR/kvm-unusable
-accels=("-accel tcg -cpu max")
-if [ -r /dev/kvm ] && [ -w /dev/kvm ] && [ ! -f "$kvm_unusable" ]; then
+accels=("-accel tcg -cpu $ARCH_QEMU_CPU")
+if [ "$ARCH_KVM" = yes ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] && [ ! -f "$kvm_unusable" ]; then
 	accels=("-accel kvm -cpu host" "${accels[@]}")
 fi
-cmdline="console=ttyS0 root=rootfs rootfstype=9p ro"
+cmdline="console=$ARCH_CONSOLE root=rootfs rootfstype=9p ro"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
-cmdline+=" init=$TOP/harness/guest-init panic=-1 oops=panic softlockup_panic=0"
-# TCG makes the TSC look unstable to the clocksource watchdog; the jiffies
-# it falls back to tick every 4 ms, too coarse for timing anything.
-cmdline+=" tsc=reliable"
-# One socket per CPU: without ACPI the guest finds CPUs in SeaBIOS's MP
-# table, which lists one CPU per socket; "-smp 2" alone boots one CPU.
-qemu_args=(-m "$VM_MEMORY" -smp "$VM_CPUS,sockets=$VM_CPUS" -nographic -no-reboot -nodefaults
-	-kernel "$kernel" -append "$cmdline"
-	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
-	-device virtio-9p-pci,fsdev=root,mount_tag=rootfs
-	-fsdev local,id=results,path="$results",security_model=none
-	-device virtio-9p-pci,fsdev=results,mount_tag=results
-	-fsdev local,id=scratch,path="$VM_DIR/scratch",security_model=none
-	-device virtio-9p-pci,fsdev=scratch,mount_tag=scratch)
+cmdline+=" init=$init panic=-1 oops=panic softlockup_panic=0 $ARCH_CMDLINE"
+smp=$VM_CPUS
+[ "$ARCH_SOCKET_PER_CPU" = yes ] && smp+=",sockets=$VM_CPUS"
+share() { # tag path [extra fsdev options]
+	printf '%s\n' -fsdev "local,id=$1,path=$2,security_model=none${3:-}" \
+		-device "virtio-9p-pci,fsdev=$1,mount_tag=$1"
+}
+mapfile -t shares < <(
+	share rootfs "$root" ,readonly=on,multidevs=remap
+	share top "$TOP" ,readonly=on
+	share build "$ARCH_BUILD" ,readonly=on
+	share results "$results"
+	share scratch "$VM_DIR/scratch"
+)
+qemu_args=(-M "$ARCH_QEMU_MACHINE" -m "$VM_MEMORY" -smp "$smp" -nographic -no-reboot
+	-nodefaults -kernel "$kernel" -append "$cmdline" "${shares[@]}")
 
+rc=0
 for accel in "${accels[@]}"; do
 	rm -f "$VM_DIR/console.log"
 	rc=0
 	read -r -a accel_args <<<"$accel"
-	qemu=(qemu-system-x86_64 "${accel_args[@]}" "${qemu_args[@]}")
+	qemu=("$ARCH_QEMU" "${accel_args[@]}" "${qemu_args[@]}")
 	case $mode in
 	shell)
 		"${qemu[@]}" -chardev stdio,id=con,signal=off,logfile="$VM_DIR/console.log" \
 			-serial chardev:con || rc=$?
 		;;
 	*)
-		info "booting $(cat "$OBJ/include/config/kernel.release") (${accel#-accel }, timeout ${VM_TIMEOUT}s; console: $VM_DIR/console.log)"
+		info "booting $release on $ARCH (${accel#-accel }, timeout ${VM_TIMEOUT}s; console: $VM_DIR/console.log)"
 		# In the background: bash reports no "Aborted" for a QEMU that
 		# cannot start; its own message is in qemu.err.
 		timeout --kill-after=10 "$VM_TIMEOUT" "${qemu[@]}" \
@@ -92,16 +113,32 @@ for accel in "${accels[@]}"; do
 	esac
 	# QEMU's exit code means nothing once the guest ran (it is 0 after a
 	# guest panic too); a failure with an empty console means it never did.
-	[ "$rc" != 0 ] && [ ! -s "$VM_DIR/console.log" ] && [ "$rc" != 124 ] || break
-	warn "QEMU with ${accel#-accel } failed before the guest started: $(tail -n 1 "$VM_DIR/qemu.err" 2>/dev/null)"
-	case $accel in *kvm*) cat "$VM_DIR/qemu.err" >"$kvm_unusable" 2>/dev/null || true ;; esac
+	if [ "$rc" = 0 ] || [ -s "$VM_DIR/console.log" ] || [ "$rc" = 124 ]; then
+		break
+	fi
+	warn "QEMU with ${accel#-accel } failed before the guest started: $(tail -n 1 "$VM_DIR/qemu.err" 2>/dev/null || true)"
+	case $accel in *kvm*) cp "$VM_DIR/qemu.err" "$kvm_unusable" 2>/dev/null || true ;; esac
 done
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	touch "$VM_DIR/host-timeout"
 fi
-if [ "$mode" = script ]; then
-	[ -f "$results/exit-status" ] ||
-		die "$script did not finish in the guest; see $VM_DIR/console.log"
+
+judge() {
+	"$TOP/harness/verdict.sh" "$VM_DIR" "$release" "$ARCH_UNAME_M" "$VM_CPUS" >"$VM_DIR/verdict.ktap"
+}
+case $mode in
+tests)
+	judge || true	# test-vm.sh reports it with the tests
+	;;
+script)
+	if ! judge; then
+		grep '^not ok' "$VM_DIR/verdict.ktap" >&2 || true
+		die "the guest run of $script failed its verdict (above); its output is not shown: $results/script.out"
+	fi
 	cat "$results/script.out"
 	exit "$(cat "$results/exit-status")"
-fi
+	;;
+shell)
+	judge || grep '^not ok' "$VM_DIR/verdict.ktap" >&2 || true
+	;;
+esac

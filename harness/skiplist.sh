@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Apply config/skiplist to a kselftest-list.txt:
+# Apply config/skiplist to a kselftest-list.txt, for ARCH:
 #   skiplist.sh run-list LIST   the tests to run, one per line
 #   skiplist.sh ktap LIST       KTAP reporting each skipped test and its reason
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
+# shellcheck source=../scripts/ktap.sh
+. "$TOP/scripts/ktap.sh"
 
-cmd=${1:?usage: skiplist.sh run-list|ktap LIST}
-list=${2:?usage: skiplist.sh run-list|ktap LIST}
+usage="usage: skiplist.sh run-list|ktap LIST"
+cmd=${1:?$usage}
+list=${2:?$usage}
 skipfile=${SKIPLIST:-$TOP/config/skiplist}
 
 declare -A reason=()
@@ -14,9 +17,15 @@ n=0
 while IFS= read -r line || [ -n "$line" ]; do
 	n=$((n + 1))
 	case $line in "" | \#*) continue ;; esac
-	test=${line%%[[:space:]]*}
-	why=$(printf '%s' "${line#"$test"}" | sed 's/^[[:space:]]*//')
-	[ -n "$why" ] || die "$skipfile:$n: $test has no reason; every skip states one"
+	entry=${line%%[[:space:]]*}
+	why=$(printf '%s' "${line#"$entry"}" | sed 's/^[[:space:]]*//')
+	test=${entry%@*}
+	[ -n "$why" ] || die "$skipfile:$n: $entry has no reason; every skip states one"
+	if [ "$entry" != "$test" ]; then
+		[ -f "$TOP/config/arch/${entry##*@}.conf" ] ||
+			die "$skipfile:$n: $entry: no arch ${entry##*@} in config/arch/"
+		[ "${entry##*@}" = "$ARCH" ] || continue
+	fi
 	grep -qxF "$test" "$list" ||
 		die "$skipfile:$n: $test is not in $list: remove the stale entry"
 	reason[$test]=$why
@@ -29,13 +38,10 @@ run-list)
 	done <"$list"
 	;;
 ktap)
-	echo "TAP version 13"
-	echo "1..${#reason[@]}"
-	i=0
-	for test in $(printf '%s\n' "${!reason[@]}" | sort); do
-		i=$((i + 1))
-		echo "ok $i selftests: ${test%%:*}: ${test#*:} # SKIP ${reason[$test]} (config/skiplist)"
-	done
+	ktap_plan ${#reason[@]}
+	while read -r test; do
+		ktap_result skip "selftests: ${test%%:*}: ${test#*:}" "${reason[$test]} (config/skiplist)"
+	done < <(printf '%s\n' "${!reason[@]}" | sort | sed '/^$/d')
 	;;
-*) die "usage: skiplist.sh run-list|ktap LIST" ;;
+*) die "$usage" ;;
 esac

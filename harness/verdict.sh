@@ -1,54 +1,66 @@
 #!/usr/bin/env bash
 # Judge one guest run from what it left behind, never from QEMU's exit code:
-#   verdict.sh RUN_DIR EXPECTED_RELEASE
-# RUN_DIR holds console.log, results/ (uname, exit-status, *.ktap written by
-# the guest) and host-timeout if the host had to kill QEMU.  Prints KTAP
-# for the run itself; exits 1 if any of it failed.
-set -eu
+#   verdict.sh RUN_DIR EXPECTED_RELEASE EXPECTED_MACHINE EXPECTED_CPUS
+# RUN_DIR holds console.log, results/ (uname, machine, exit-status, *.ktap
+# written by the guest) and host-timeout if the host had to kill QEMU.
+# Prints KTAP for the run itself; exits 1 if any of it failed.
+set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-run=${1:?usage: verdict.sh RUN_DIR EXPECTED_RELEASE}
-want=${2:?usage: verdict.sh RUN_DIR EXPECTED_RELEASE}
+# shellcheck source=../scripts/ktap.sh
+. "$here/../scripts/ktap.sh"
+usage="usage: verdict.sh RUN_DIR EXPECTED_RELEASE EXPECTED_MACHINE EXPECTED_CPUS"
+run=${1:?$usage}
+want_release=${2:?$usage}
+want_machine=${3:?$usage}
+want_cpus=${4:?$usage}
 console=$run/console.log
 results=$run/results
 
-n=0 failed=0
-result() { # ok|not-ok description [reason]
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		echo "ok $n vm: $2"
-	else
-		echo "not ok $n vm: $2 # $3"
-		failed=1
-	fi
+failed=0
+check() { # ok|fail description [reason]
+	[ "$1" = ok ] || failed=1
+	ktap_result "$1" "vm: $2" "${3:-}"
 }
 
-echo "TAP version 13"
-echo "1..3"
+ktap_plan 4
 
-got=$(cat "$results/uname" 2>/dev/null || true)
-if [ -z "$got" ]; then
-	result not-ok "booted the kernel just built" "the guest never reported uname -r: it did not reach its init; see $console"
-elif [ "$got" != "$want" ]; then
-	result not-ok "booted the kernel just built" "WRONG KERNEL: guest runs $got, the build is $want"
+release=$(cat "$results/uname" 2>/dev/null || true)
+machine=$(cat "$results/machine" 2>/dev/null || true)
+what="booted the kernel just built"
+if [ -z "$release" ]; then
+	check fail "$what" "the guest never reported uname -r: it did not reach its init; see $console"
+elif [ "$release" != "$want_release" ] || [ "$machine" != "$want_machine" ]; then
+	check fail "$what" "WRONG KERNEL: guest runs $release on ${machine:-an unknown machine}, the build is $want_release for $want_machine"
 else
-	result ok "booted the kernel just built ($got)"
+	check ok "$what ($release, $machine)"
 fi
 
 if [ -s "$results/exit-status" ]; then
-	result ok "guest finished its run"
+	check ok "guest finished its run"
 elif [ -e "$run/host-timeout" ]; then
-	result not-ok "guest finished its run" "TIMEOUT: the host killed QEMU; see $console"
+	check fail "guest finished its run" "TIMEOUT: the host killed QEMU; see $console"
 else
-	result not-ok "guest finished its run" "CRASH: no exit-status from the guest; see $console"
+	check fail "guest finished its run" "CRASH: no exit-status from the guest; see $console"
+fi
+
+# Concurrency tests need CPUs running at once: a guest that brought up
+# fewer than asked for would pass them without testing much.
+cpus=$(sed -n 's/.*smp: Brought up [0-9]* nodes\{0,1\}, \([0-9]*\) CPUs\{0,1\}.*/\1/p' \
+	"$console" 2>/dev/null | head -n 1 || true)
+if [ "${cpus:-0}" = "$want_cpus" ]; then
+	check ok "guest brought up its $want_cpus CPUs"
+else
+	check fail "guest brought up its $want_cpus CPUs" "it brought up ${cpus:-none}; see $console"
 fi
 
 splats=$(grep -v -e '^#' -e '^$' "$here/splats")
+# grep finds nothing (status 1) on a clean console; head may cut it short.
 hits=$(grep -n -E -f <(printf '%s\n' "$splats") "$console" 2>/dev/null | head -n 3 | tr '\n' ' ' || true)
 if [ ! -r "$console" ]; then
-	result not-ok "console free of kernel splats" "no console log at $console"
+	check fail "console free of kernel splats" "no console log at $console"
 elif [ -n "$hits" ]; then
-	result not-ok "console free of kernel splats" "SPLAT in $console: $hits"
+	check fail "console free of kernel splats" "SPLAT in $console: $hits"
 else
-	result ok "console free of kernel splats"
+	check ok "console free of kernel splats"
 fi
 exit "$failed"

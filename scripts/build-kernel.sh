@@ -1,50 +1,55 @@
 #!/usr/bin/env bash
-# Configure and build the test kernel from the tree, out of tree in $OBJ:
-# tinyconfig + config/kernel/*.config + the `config` files of the kselftests
-# we run, merged with the tree's merge_config.sh, then a check that every
-# requested value made it.
+# Configure and build the kernel of ARCH from the tree, out of tree in $OBJ:
+# tinyconfig + the fragments of config/kernel/ (README there) + the
+# `config` files of the kselftests we run, merged with the tree's
+# merge_config.sh, then a check that every requested value made it.
 #
 #   build-kernel.sh            configure (when a fragment changed) and build
 #   build-kernel.sh --config   only configure and check
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-
 . "$TOP/config/test.conf"
 
-# Our fragments, then the `config` file of each kselftest directory the
-# guest runs: what the tests say they need is checked like the rest.
-# debug.config is for the test kernel only, bench.config for the bench
-# kernel only; the bench kernel also leaves out what only the tests need
-# (fault injection, for one).
-fragments=()
-for frag in "$TOP"/config/kernel/*.config; do
-	case ${frag##*/} in
-	debug.config) [ "$KERNEL_FLAVOR" = test ] || continue ;;
-	bench.config) [ "$KERNEL_FLAVOR" = bench ] || continue ;;
+# Is the fragment FILE for this kernel flavor?
+for_flavor() {
+	case ${1##*/} in
+	debug.config) [ "$KERNEL_FLAVOR" = test ] ;;
+	bench.config) [ "$KERNEL_FLAVOR" = bench ] ;;
+	*) true ;;
 	esac
-	fragments+=("$frag")
+}
+
+fragments=()
+for dir in common "$ARCH" features; do
+	for frag in "$TOP/config/kernel/$dir"/*.config; do
+		[ -f "$frag" ] && for_flavor "$frag" && fragments+=("$frag")
+	done
 done
-for target in $KSFT_TARGETS; do
-	cfg=$TREE/tools/testing/selftests/$target/config
-	[ "$KERNEL_FLAVOR" = test ] && [ -f "$cfg" ] && fragments+=("$cfg")
-done
+# What the tests say they need is checked like the rest; the bench kernel
+# leaves it out (fault injection, for one).
+if [ "$KERNEL_FLAVOR" = test ]; then
+	for target in $KSFT_TARGETS; do
+		cfg=$TREE/tools/testing/selftests/$target/config
+		[ -f "$cfg" ] && fragments+=("$cfg")
+	done
+fi
 mkdir -p "$OBJ"
 
-kmake() {
-	local cc=gcc
-	if command -v ccache >/dev/null 2>&1; then cc="ccache gcc"; fi
-	# Paths below the build dir hash as relative ones: another checkout
-	# of the project (CI's fresh clone) hits the same cache entries.
+# The compiler, through ccache where there is one.  Paths below the build
+# dir hash as relative ones: another checkout of the project (CI's fresh
+# clone) hits the same cache entries.
+kernel_cc=${ARCH_CROSS_COMPILE}gcc
+if command -v ccache >/dev/null 2>&1; then
+	kernel_cc="ccache $kernel_cc"
 	export CCACHE_BASEDIR=$BUILD_DIR
-	make -C "$TREE" O="$OBJ" CC="$cc" LOCALVERSION="$LOCALVERSION" "$@"
-}
+fi
 
 # merge_config.sh only warns when a value it was asked for is dropped by
 # Kconfig (a missing dependency, a typo): fail here instead.
 check_config() {
-	local frag line sym want have bad=0
+	local frag line sym want have n bad=0
 	for frag in "${fragments[@]}"; do
-		local n=0
+		n=0
 		while IFS= read -r line || [ -n "$line" ]; do
 			n=$((n + 1))
 			case $line in
@@ -60,37 +65,43 @@ check_config() {
 			esac
 			have=$(grep -E "^$sym=" "$OBJ/.config" || true)
 			if [ "$have" != "$want" ]; then
-				printf '%s:%d: requested %s, final .config has %s\n' \
-					"${frag#"$TOP"/}" "$n" "${want:-$sym unset}" "${have:-$sym unset}" >&2
+				printf '%s:%d: requested %s, final %s .config has %s\n' \
+					"${frag#"$TOP"/}" "$n" "${want:-$sym unset}" "$ARCH" "${have:-$sym unset}" >&2
 				bad=1
 			fi
 		done <"$frag"
 	done
-	[ "$bad" = 0 ] || die "the kernel config lacks values the fragments request (a dependency is missing, or a symbol is misspelt); see above"
+	[ "$bad" = 0 ] || die "the $ARCH kernel config lacks values the fragments request (a dependency is missing, or a symbol is misspelt); see above"
+}
+
+fragments_stamp() {
+	{
+		printf '%s\n' "${fragments[@]}"
+		cat "${fragments[@]}"
+	} | sha256sum
 }
 
 configure() {
-	info "configuring: tinyconfig + ${fragments[*]#"$TOP"/}"
-	kmake -s tinyconfig >/dev/null
+	info "configuring $ARCH: tinyconfig + ${fragments[*]#"$TOP"/}"
+	kmake -s CC="$kernel_cc" tinyconfig >/dev/null
 	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${fragments[@]}" >"$OBJ/merge_config.log"
-	kmake -s olddefconfig
+	kmake -s CC="$kernel_cc" olddefconfig
 	check_config
 	# Remember what this .config was made from.
-	cat "${fragments[@]}" | sha256sum >"$OBJ/.fragments.sha256"
+	fragments_stamp >"$OBJ/.fragments.sha256"
 }
 
-stamp=$(cat "${fragments[@]}" | sha256sum)
-if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.fragments.sha256" 2>/dev/null)" != "$stamp" ]; then
+if [ ! -f "$OBJ/.config" ] || [ "$(cat "$OBJ/.fragments.sha256" 2>/dev/null || true)" != "$(fragments_stamp)" ]; then
 	configure
 else
 	check_config
 fi
 [ "${1:-}" = --config ] && exit 0
 
-info "building the kernel in $OBJ ($(nproc_jobs) jobs; log: $OBJ/build.log)"
-if ! kmake -j"$(nproc_jobs)" all >"$OBJ/build.log" 2>&1; then
-	grep -E -B2 -A8 'error:|Error [0-9]' "$OBJ/build.log" | tail -n 40 >&2
-	die "kernel build failed; full log: $OBJ/build.log"
+info "building the $ARCH kernel in $OBJ ($(nproc_jobs) jobs; log: $OBJ/build.log)"
+if ! kmake CC="$kernel_cc" -j"$(nproc_jobs)" all >"$OBJ/build.log" 2>&1; then
+	grep -E -B2 -A8 'error:|Error [0-9]' "$OBJ/build.log" | tail -n 40 >&2 || true
+	die "$ARCH kernel build failed; full log: $OBJ/build.log"
 fi
 grep -E 'warning:' "$OBJ/build.log" >&2 || true
-info "built $(cat "$OBJ/include/config/kernel.release")"
+info "built $(cat "$OBJ/include/config/kernel.release") for $ARCH"

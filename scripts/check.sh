@@ -1,46 +1,74 @@
 #!/usr/bin/env bash
 # `make check`: every test there is, then one closing line
-# "N passed, N failed, N skipped" from harness/ktap-summary.  Each stage
-# leaves KTAP in $RESULTS_DIR; a stage that cannot run says why there as a
+# "N passed, N failed, N skipped" from harness/ktap-summary over all of
+# them.  The host suites (tests/*/run.sh) and the lint run once; the kernel
+# and its kselftests are built and run for each arch (all of
+# config/arch/, or the one ARCH names).  Each stage leaves KTAP in
+# $RESULTS_DIR/<host|arch>/; a stage that cannot run says why there as a
 # failed test, so the closing line is printed whatever broke.
-set -u
+set -euo pipefail
+requested_arch=${ARCH:-}
 . "$(dirname "$0")/lib.sh"
-. "$TOP/config/test.conf"
+# shellcheck source=ktap.sh
+. "$TOP/scripts/ktap.sh"
 
-"$TOP/scripts/deps.sh" || exit 1
+if [ -n "$requested_arch" ]; then
+	arches=("$requested_arch")
+else
+	mapfile -t arches < <(all_arches)
+fi
+"$TOP/scripts/deps.sh" "${arches[@]}"
 rm -rf "$RESULTS_DIR"
-mkdir -p "$RESULTS_DIR"
+mkdir -p "$RESULTS_DIR/host"
 build_ktap_summary || die "cannot build harness/ktap-summary.c"
 
 # A stage's failure as one KTAP test, so the summary counts it.
 stage_failed() { # file name reason
-	printf 'TAP version 13\n1..1\nnot ok 1 %s # %s\n' "$2" "$3" >"$RESULTS_DIR/$1"
+	{
+		ktap_plan 1
+		ktap_result fail "$2" "$3"
+	} >"$1"
 }
 
-info "harness self-tests"
-"$TOP/tests/harness/run.sh" >"$RESULTS_DIR/1-harness.ktap"
-"$TOP/tests/harness/pin-tests.sh" >"$RESULTS_DIR/1-harness-pin.ktap"
-info "benchmark self-checks on the host kernel"
-"$TOP/tests/bench/run.sh" >"$RESULTS_DIR/1-bench-host.ktap"
-
-built=1
-for step in "make-tree.sh --lenient" build-kernel.sh build-selftests.sh build-tools.sh; do
-	if ! "$TOP/scripts/"$step; then
-		stage_failed 2-build.ktap "build: ${step%% *}" "failed: see the messages above"
-		built=0
-		break
+# Build and test ARCH; its KTAP goes to $RESULTS_DIR/ARCH/.
+check_arch() {
+	local arch=$1 out=$RESULTS_DIR/$1 step
+	mkdir -p "$out"
+	for step in "make-tree.sh --lenient" build-kernel.sh build-selftests.sh build-tools.sh; do
+		# shellcheck disable=SC2086 # the step and its options
+		if ! ARCH=$arch "$TOP"/scripts/$step; then
+			stage_failed "$out/2-build.ktap" "build: ${step%% *}" "failed: see the messages above"
+			return
+		fi
+	done
+	if ! ARCH=$arch "$TOP/harness/test-vm.sh" "$out"; then
+		stage_failed "$out/3-vm-run.ktap" "vm: test run" "harness/test-vm.sh failed: see the messages above"
 	fi
+}
+
+for arch in "${arches[@]}"; do
+	info "$arch: build the kernel and kselftests, boot, test"
+	check_arch "$arch"
 done
 
-if [ "$built" = 1 ]; then
-	info "UAPI ABI checks against $OBJ/usr/include"
-	"$TOP/tests/uapi/run.sh" >"$RESULTS_DIR/2-uapi.ktap"
-fi
+# Host suites, found by convention; some check what the arches' builds
+# installed (the UAPI headers), so they run after them.
+export CHECK_ARCHES="${arches[*]}"
+for suite in "$TOP"/tests/*/run.sh; do
+	name=$(basename "$(dirname "$suite")")
+	info "host suite: tests/$name"
+	if ! "$suite" >"$RESULTS_DIR/host/$name.ktap"; then
+		stage_failed "$RESULTS_DIR/host/$name-run.ktap" "host: tests/$name/run.sh" "exited non-zero"
+	fi
+done
+info "lint: checkpatch --strict on the series, shellcheck on the scripts"
+"$TOP/scripts/lint.sh" >"$RESULTS_DIR/host/lint.ktap" ||
+	stage_failed "$RESULTS_DIR/host/lint-run.ktap" "host: scripts/lint.sh" "exited non-zero"
 
-if [ "$built" = 1 ] && ! "$TOP/harness/test-vm.sh" "$RESULTS_DIR"; then
-	stage_failed 3-vm.ktap "vm: test run" "harness/test-vm.sh failed: see the messages above"
-fi
-
+summary_args=(-l host "$RESULTS_DIR"/host/*.ktap)
+for arch in "${arches[@]}"; do
+	summary_args+=(-l "$arch" "$RESULTS_DIR/$arch"/*.ktap)
+done
 echo
-echo "Results (KTAP in $RESULTS_DIR, guest console in $VM_DIR/console.log):"
-exec "$KTAP_SUMMARY" "$RESULTS_DIR"/*.ktap
+echo "Results (KTAP in $RESULTS_DIR/, guest consoles in $BUILD_DIR/<arch>/vm/console.log):"
+exec "$KTAP_SUMMARY" "${summary_args[@]}"

@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# Install the Debian packages the build and the test VM need, if missing.
-set -eu
+# Install the Debian packages the build and the test VMs need, if missing:
+# those of every arch, or of the arches named as arguments.
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 packages=(
 	gcc make git flex bison bc gawk cpio rsync xz-utils ccache
 	libelf-dev libssl-dev dwarves
-	qemu-system-x86 busybox-static util-linux coreutils
-	gcc-multilib
+	busybox-static util-linux coreutils shellcheck
 )
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || mapfile -t arches < <(all_arches)
+for arch in "${arches[@]}"; do
+	[ -f "$TOP/config/arch/$arch.conf" ] || die "no config/arch/$arch.conf"
+	# shellcheck source=../config/arch/x86_64.conf disable=SC2086 # one word per package
+	read -r -a more <<<"$(. "$TOP/config/arch/$arch.conf" && echo $ARCH_PACKAGES)"
+	packages+=("${more[@]}")
+done
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -16,12 +24,12 @@ for p in "${packages[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-sudo=""
+sudo=()
 if [ "$(id -u)" != 0 ]; then
 	command -v sudo >/dev/null || die "missing packages: ${missing[*]}; install them as root (apt-get install ${missing[*]})"
-	sudo=sudo
+	sudo=(sudo)
 fi
 info "installing: ${missing[*]}"
-$sudo apt-get update -q >/dev/null
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+"${sudo[@]}" apt-get update -q >/dev/null
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
 	die "apt-get install ${missing[*]} failed"

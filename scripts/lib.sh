@@ -1,5 +1,7 @@
+# shellcheck shell=bash disable=SC2034 # the settings are for the scripts that source it
 # Shared settings and helpers for the scripts in this directory.
-# Source it; it sets no shell options of its own.
+# Source it; it sets no shell options of its own.  ARCH (default x86_64)
+# selects the architecture from config/arch/.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -8,21 +10,39 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=../config/identity.conf
 . "$TOP/config/identity.conf"
 
-# Everything generated lives below BUILD_DIR (ignored by git); what is
-# expensive to remake and independent of the checkout lives in CACHE_DIR.
+# The architectures the harness knows: one description each in
+# config/arch/.  ARCH picks one (make ARCH=arm64 ...); commands that build
+# or boot a single kernel default to the host's.
+all_arches() {
+	local f
+	for f in "$TOP"/config/arch/*.conf; do
+		basename "$f" .conf
+	done
+}
+ARCH=${ARCH:-x86_64}
+[ -f "$TOP/config/arch/$ARCH.conf" ] ||
+	{ printf 'error: ARCH=%s: no config/arch/%s.conf; known: %s\n' "$ARCH" "$ARCH" "$(all_arches | tr '\n' ' ')" >&2; exit 1; }
+# shellcheck source=../config/arch/x86_64.conf
+. "$TOP/config/arch/$ARCH.conf"
+
+# Everything generated lives below BUILD_DIR (ignored by git), what belongs
+# to one architecture below ARCH_BUILD; what is expensive to remake and
+# independent of the checkout lives in CACHE_DIR.
 BUILD_DIR=${BUILD_DIR:-$TOP/build}
 CACHE_DIR=${ADDRRES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/addrres}
-TREE=$BUILD_DIR/linux           # git repo: base commit + the series
-# The test kernel has the debugging of config/kernel/debug.config; the
+TREE=$BUILD_DIR/linux           # git repo: base commit + the series (all arches)
+ARCH_BUILD=$BUILD_DIR/$ARCH
+# The test kernel has the debugging of the debug.config fragments; the
 # bench kernel (make bench) leaves it out, so that figures are not KASAN's.
 KERNEL_FLAVOR=${KERNEL_FLAVOR:-test}
 case $KERNEL_FLAVOR in
-test) OBJ=$BUILD_DIR/obj ;;     # kernel object dir (O=)
-bench) OBJ=$BUILD_DIR/obj-bench ;;
+test) OBJ=$ARCH_BUILD/obj ;;    # kernel object dir (O=)
+bench) OBJ=$ARCH_BUILD/obj-bench ;;
 *) printf 'error: KERNEL_FLAVOR is test or bench, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
 esac
-KSFT_DIR=$BUILD_DIR/kselftest   # installed kselftests the guest runs
-VM_DIR=$BUILD_DIR/vm            # console log and results of the last boot
+KSFT_DIR=$ARCH_BUILD/kselftest  # installed kselftests the guest runs
+BIN_DIR=$ARCH_BUILD/bin         # the demo and benchmarks, built for ARCH
+VM_DIR=$ARCH_BUILD/vm           # console log and results of the last boot
 RESULTS_DIR=$BUILD_DIR/results  # KTAP files summarised by `make check`
 PATCH_DIR=$TOP/patches
 SERIES=$PATCH_DIR/series
@@ -49,10 +69,14 @@ patch_ids() {
 	git patch-id --stable | cut -d' ' -f1
 }
 
-# Patch ids of the series files, in series order.
+# Patch ids of the series files, in series order.  Fails, naming it, on a
+# series entry with no patch file.
 series_patch_ids() {
-	local p
-	series_patches | while read -r p; do
+	local p patches
+	patches=$(series_patches)
+	for p in $patches; do
+		[ -f "$PATCH_DIR/$p" ] ||
+			die "patches/series names $p, but patches/$p does not exist"
 		patch_ids <"$PATCH_DIR/$p"
 	done
 }
@@ -72,13 +96,25 @@ tree_is_dirty() {
 
 nproc_jobs() { nproc 2>/dev/null || echo 2; }
 
+# make in the kernel tree for ARCH, into OBJ: the one place that says how.
+kmake() {
+	make -C "$TREE" O="$OBJ" ARCH="$ARCH_KERNEL" CROSS_COMPILE="$ARCH_CROSS_COMPILE" \
+		LOCALVERSION="$LOCALVERSION" "$@"
+}
+
+# The compiler for programs the guest of ARCH runs, and the flags every
+# program of the project is built with.
+TARGET_CC=${ARCH_CROSS_COMPILE}gcc
+HOST_CC=${CC:-gcc}
+CFLAGS_STRICT=(-std=gnu11 -Wall -Wextra -Werror)
+# shellcheck disable=SC2054 # the commas are the option's
+CFLAGS_SANITIZE=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all)
+
 # The KTAP summariser, built with sanitizers: it is what decides a run.
 KTAP_SUMMARY=$BUILD_DIR/harness/ktap-summary
 build_ktap_summary() {
 	local src=$TOP/harness/ktap-summary.c
 	[ "$KTAP_SUMMARY" -nt "$src" ] && return 0
 	mkdir -p "$(dirname "$KTAP_SUMMARY")"
-	${CC:-gcc} -std=gnu11 -Wall -Wextra -Werror -O1 -g \
-		-fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o "$KTAP_SUMMARY" "$src"
+	"$HOST_CC" "${CFLAGS_STRICT[@]}" "${CFLAGS_SANITIZE[@]}" -o "$KTAP_SUMMARY" "$src"
 }

@@ -7,7 +7,7 @@
 #   make-tree.sh --lenient as above, but only warn about a differing tree
 #                          (the edit loop: `make check` tests the tree as is)
 #   make-tree.sh --force   discard the tree's commits and edits, re-apply
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-strict}
@@ -77,7 +77,10 @@ if ! tree_exists; then
 	exit 0
 fi
 
-if [ "$(tree_patch_ids)" = "$(series_patch_ids)" ] && ! tree_is_dirty; then
+# As variables first: a failure inside $(...) must stop the script.
+have_ids=$(tree_patch_ids)
+want_ids=$(series_patch_ids)
+if [ "$have_ids" = "$want_ids" ] && ! tree_is_dirty; then
 	info "$TREE is up to date with patches/series"
 	exit 0
 fi

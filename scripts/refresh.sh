@@ -2,7 +2,7 @@
 # Export base..HEAD of the kernel tree back into patches/ and rewrite
 # patches/series, then prove the round trip: the exported series applied
 # on the base gives exactly the tree's HEAD.
-set -eu
+set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 tree_exists || die "no kernel tree at $TREE: run 'make tree' first"

@@ -1,0 +1,39 @@
+# shellcheck shell=bash
+# KTAP output for the scripts that report tests: source it, then
+#   ktap_plan N                      the header and the plan of N tests
+#   ktap_result ok NAME              a passed test
+#   ktap_result fail NAME [REASON]   a failed test
+#   ktap_result skip NAME REASON     a skipped test
+#   ktap_diag TEXT...                diagnostic lines ("# TEXT") from stdin
+#                                    when no TEXT is given
+# Tests are numbered in the order they are reported.  It sets no shell
+# options of its own.
+
+KTAP_NUMBER=0
+
+ktap_plan() {
+	printf 'TAP version 13\n1..%d\n' "$1"
+}
+
+ktap_result() { # ok|fail|skip NAME [REASON]
+	local verdict=$1 name=$2 reason=${3:-}
+	KTAP_NUMBER=$((KTAP_NUMBER + 1))
+	case $verdict in
+	ok) printf 'ok %d %s\n' "$KTAP_NUMBER" "$name" ;;
+	skip) printf 'ok %d %s # SKIP %s\n' "$KTAP_NUMBER" "$name" "$reason" ;;
+	fail) printf 'not ok %d %s%s\n' "$KTAP_NUMBER" "$name" "${reason:+ # $reason}" ;;
+	*)
+		printf 'ktap_result: unknown verdict %s\n' "$verdict" >&2
+		return 1
+		;;
+	esac
+}
+
+# shellcheck disable=SC2120 # no arguments: the lines come from stdin
+ktap_diag() {
+	if [ $# -gt 0 ]; then
+		printf '# %s\n' "$*"
+	else
+		sed 's/^/# /'
+	fi
+}
