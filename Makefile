@@ -30,7 +30,7 @@ help:
 	@echo 'make shell / demo  boot the built kernel into a shell / the demo'
 	@echo 'make bench         run the benchmarks in the guest, print their figures'
 	@echo 'make lint          checkpatch --strict on the series, shellcheck on the scripts'
-	@echo 'make check-series  build the tree at every patch of the series (slow)'
+	@echo 'make check-series  build every patch on its own, W=1 (slow; ARCH=, LAST=N)'
 
 # With a terminal, a shell in the guest; without one, the scripted demo.
 run: kernel
@@ -95,9 +95,12 @@ lint: deps
 	@. $(S)/lib.sh && build_ktap_summary && mkdir -p "$$BUILD_DIR/lint" && \
 		$(S)/lint.sh >"$$BUILD_DIR/lint/lint.ktap" && $$KTAP_SUMMARY "$$BUILD_DIR/lint/lint.ktap"
 
-# Not part of `make check`: it builds the kernel once per patch and arch.
+# Not part of `make check`: it builds the kernel once per patch and arch
+# (hours the first time).  ARCH= for one arch, LAST=N for the last N patches.
 check-series: deps
-	@$(S)/check-series.sh
+	@. $(S)/lib.sh && build_ktap_summary && mkdir -p "$$BUILD_DIR/series-check" && \
+		$(S)/check-series.sh $(if $(LAST),--last $(LAST)) >"$$BUILD_DIR/series-check/results.ktap" && \
+		$$KTAP_SUMMARY "$$BUILD_DIR/series-check/results.ktap"
 
 # The kernel tree and objects are kept: `make tree FORCE=1` resets the tree.
 clean:

@@ -32,7 +32,7 @@ stage_failed() { # file name reason
 
 # Build and test ARCH; its KTAP goes to $RESULTS_DIR/ARCH/.
 check_arch() {
-	local arch=$1 out=$RESULTS_DIR/$1 step
+	local arch=$1 out=$RESULTS_DIR/$1 step start=$SECONDS
 	mkdir -p "$out"
 	for step in "make-tree.sh --lenient" build-kernel.sh build-selftests.sh build-tools.sh; do
 		# shellcheck disable=SC2086 # the step and its options
@@ -41,9 +41,11 @@ check_arch() {
 			return
 		fi
 	done
+	info "$arch: built in $((SECONDS - start)) s"
 	if ! ARCH=$arch "$TOP/harness/test-vm.sh" "$out"; then
 		stage_failed "$out/3-vm-run.ktap" "vm: test run" "harness/test-vm.sh failed: see the messages above"
 	fi
+	info "$arch: built and tested in $((SECONDS - start)) s"
 }
 
 for arch in "${arches[@]}"; do
@@ -65,6 +67,7 @@ info "lint: checkpatch --strict on the series, shellcheck on the scripts"
 "$TOP/scripts/lint.sh" >"$RESULTS_DIR/host/lint.ktap" ||
 	stage_failed "$RESULTS_DIR/host/lint-run.ktap" "host: scripts/lint.sh" "exited non-zero"
 
+info "host suites and lint done; make check took $SECONDS s"
 summary_args=(-l host "$RESULTS_DIR"/host/*.ktap)
 for arch in "${arches[@]}"; do
 	summary_args+=(-l "$arch" "$RESULTS_DIR/$arch"/*.ktap)

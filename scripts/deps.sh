@@ -7,7 +7,8 @@ set -euo pipefail
 packages=(
 	gcc make git flex bison bc gawk cpio rsync xz-utils ccache
 	libelf-dev libssl-dev dwarves
-	busybox-static util-linux coreutils shellcheck
+	busybox-static util-linux coreutils
+	shellcheck python3-ply python3-git
 )
 arches=("$@")
 [ ${#arches[@]} -gt 0 ] || mapfile -t arches < <(all_arches)
