@@ -13,9 +13,11 @@ compat=()
 if [ -n "$ARCH_COMPAT_KERNEL" ]; then
 	compat_hdr=$ARCH_BUILD/compat-headers
 	info "installing the $ARCH_COMPAT_KERNEL UAPI headers for 32-bit programs in $compat_hdr"
-	make -s -C "$TREE" O="$compat_hdr/obj" ARCH="$ARCH_COMPAT_KERNEL" \
-		INSTALL_HDR_PATH="$compat_hdr" headers_install >"$log" 2>&1 ||
-		die "headers_install for ARCH=$ARCH_COMPAT_KERNEL failed; see $log"
+	# kmake for the 32-bit ARCH, into an object dir of its own.
+	(
+		OBJ=$compat_hdr/obj ARCH_KERNEL=$ARCH_COMPAT_KERNEL ARCH_CROSS_COMPILE=
+		kmake -s INSTALL_HDR_PATH="$compat_hdr" headers_install
+	) >"$log" 2>&1 || die "headers_install for ARCH=$ARCH_COMPAT_KERNEL failed; see $log"
 	compat+=(COMPAT_KHDR_INCLUDES="-isystem $compat_hdr/include")
 fi
 

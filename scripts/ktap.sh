@@ -1,18 +1,23 @@
 # shellcheck shell=bash
 # KTAP output for the scripts that report tests: source it, then
 #   ktap_plan N                      the header and the plan of N tests
+#   ktap_skip_all REASON             the header and an empty plan, skipped
 #   ktap_result ok NAME              a passed test
 #   ktap_result fail NAME [REASON]   a failed test
 #   ktap_result skip NAME REASON     a skipped test
 #   ktap_diag TEXT...                diagnostic lines ("# TEXT") from stdin
 #                                    when no TEXT is given
 # Tests are numbered in the order they are reported.  It sets no shell
-# options of its own.
+# options of its own, and is POSIX sh (the guest's init sources it too).
 
 KTAP_NUMBER=0
 
 ktap_plan() {
 	printf 'TAP version 13\n1..%d\n' "$1"
+}
+
+ktap_skip_all() {
+	printf 'TAP version 13\n1..0 # SKIP %s\n' "$1"
 }
 
 ktap_result() { # ok|fail|skip NAME [REASON]

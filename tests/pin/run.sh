@@ -122,6 +122,14 @@ unpacked_name=base/$BASE_PACKAGE-$BASE_VERSION
 
 ktap_plan 6
 
+# A case whose mirror serves DEB, pinned by its sha256, fetched once.
+fetch_pinned_deb() { # dir deb
+	new_case "$1" "s/^BASE_SHA256=.*/BASE_SHA256=$(sha256_of "$2")/"
+	plausible_mirror "$1"
+	cp "$2" "$1/apt/pool/$deb_name"
+	fetch "$1"
+}
+
 # 1. A cached .deb whose content does not match the pinned hash.
 d=$work/bad-hash
 new_case "$d" 's/^BASE_SHA256=.*/BASE_SHA256=0000000000000000000000000000000000000000000000000000000000000000/'
@@ -164,10 +172,7 @@ report "$d" "a version apt cannot download does not run apt-get update"
 # 4. The pinned .deb downloads, verifies and unpacks; a second run finds
 # the unpacked tree in the cache and asks apt nothing.
 d=$work/good
-new_case "$d" "s/^BASE_SHA256=.*/BASE_SHA256=$(sha256_of "$work/good.deb")/"
-plausible_mirror "$d"
-cp "$work/good.deb" "$d/apt/pool/$deb_name"
-fetch "$d"
+fetch_pinned_deb "$d" "$work/good.deb"
 need "$d/status" '^0$'
 expect "stdout is not the one line $d/cache/$unpacked_name" \
 	[ "$(cat "$d/stdout")" = "$d/cache/$unpacked_name" ]
@@ -184,10 +189,7 @@ report "$d" "the pinned .deb downloads, verifies and unpacks; the path is printe
 
 # 5. A .deb with the pinned sha256 whose tarball is damaged.
 d=$work/truncated
-new_case "$d" "s/^BASE_SHA256=.*/BASE_SHA256=$(sha256_of "$work/truncated.deb")/"
-plausible_mirror "$d"
-cp "$work/truncated.deb" "$d/apt/pool/$deb_name"
-fetch "$d"
+fetch_pinned_deb "$d" "$work/truncated.deb"
 need "$d/status" '^[1-9][0-9]*$'
 need "$d/stderr" "cannot unpack $BASE_TARBALL from "
 need "$d/stderr" "nothing was unpacked"
