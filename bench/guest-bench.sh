@@ -41,9 +41,12 @@ while [ "$i" -le "$repeats" ]; do
 	ratios_stdio="$ratios_stdio $(value ratio_stdio)"
 	i=$((i + 1))
 done
+# As variables first: a failure inside $(...) must stop the script.
 # shellcheck disable=SC2086 # one ratio per word
-echo "median of $repeats processes: text / ioctl $(printf '%s\n' $ratios | median)x," \
-	"stdio / ioctl $(printf '%s\n' $ratios_stdio | median)x"
+median_text=$(printf '%s\n' $ratios | median)
+# shellcheck disable=SC2086 # one ratio per word
+median_stdio=$(printf '%s\n' $ratios_stdio | median)
+echo "median of $repeats processes: text / ioctl ${median_text}x, stdio / ioctl ${median_stdio}x"
 rm -f "$out"
 echo
 echo "## 30 of 700 VMAs hit"

@@ -43,8 +43,11 @@ if [ ! -f "$root/$manifest" ]; then
 	done | sort >"$root.tmp/$manifest.tmp"
 	rm -f "${debs[@]}"
 	# What the package scripts that did not run would have set up and
-	# the guest needs: /bin/sh (dash's), the users and groups.
+	# the guest needs: /bin/sh (dash's), awk and which (alternatives),
+	# the users and groups.
 	ln -sf dash "$root.tmp/bin/sh"
+	ln -sf gawk "$root.tmp/usr/bin/awk"
+	ln -sf which.debianutils "$root.tmp/usr/bin/which"
 	cp "$root.tmp/usr/share/base-passwd/passwd.master" "$root.tmp/etc/passwd"
 	cp "$root.tmp/usr/share/base-passwd/group.master" "$root.tmp/etc/group"
 	install -m 755 "$TOP/harness/guest-boot" "$root.tmp/addrres-boot"
