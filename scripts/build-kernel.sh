@@ -35,14 +35,7 @@ if [ "$KERNEL_FLAVOR" = test ]; then
 fi
 mkdir -p "$OBJ"
 
-# The compiler, through ccache where there is one.  Paths below the build
-# dir hash as relative ones: another checkout of the project (CI's fresh
-# clone) hits the same cache entries.
-kernel_cc=${ARCH_CROSS_COMPILE}gcc
-if command -v ccache >/dev/null 2>&1; then
-	kernel_cc="ccache $kernel_cc"
-	export CCACHE_BASEDIR=$BUILD_DIR
-fi
+kernel_cc=$(kernel_cc)
 
 # merge_config.sh only warns when a value it was asked for is dropped by
 # Kconfig (a missing dependency, a typo): fail here instead.

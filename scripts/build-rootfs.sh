@@ -30,7 +30,7 @@ if [ ! -f "$root/$manifest" ]; then
 		mmdebstrap --variant=extract --arch="$ARCH_DEBIAN" --include="$include" \
 			--skip=cleanup/apt/cache "$ROOTFS_SUITE" "$root.tmp" "${ROOTFS_MIRRORS[@]}" \
 			>"$log" 2>&1 && break
-		[ "$try" = 3 ] &&
+		[ "$try" = 3 ] && rm -rf "$root.tmp" &&
 			die "mmdebstrap could not make the $ARCH_DEBIAN root in 3 tries (a package name in config/rootfs.conf, or the mirror); see $log"
 		warn "mmdebstrap failed (try $try of 3): $(grep -m 1 '^E:' "$log" || true)"
 		sleep 20

@@ -82,10 +82,6 @@ ensure_worktree() {
 }
 ensure_worktree
 
-# The compiler, through ccache as scripts/build-kernel.sh uses it.
-export CCACHE_BASEDIR=$BUILD_DIR
-use_ccache=""
-command -v ccache >/dev/null 2>&1 && use_ccache="ccache "
 
 subject_of() { git -C "$TREE" log -1 --format=%s "$1" | tr '#' '_'; }
 
@@ -202,14 +198,12 @@ setup_arch() {
 
 ktap_plan $((${#arches[@]} * ${#commits[@]}))
 for arch in "${arches[@]}"; do
-	[ -f "$TOP/config/arch/$arch.conf" ] || die "ARCH=$arch: no config/arch/$arch.conf"
-	# What lib.sh derives from ARCH, for this one.
+	# What lib.sh derives from ARCH (it checks the arch), for this one.
 	ARCH=$arch
-	# shellcheck source=../config/arch/x86_64.conf
-	. "$TOP/config/arch/$ARCH.conf"
-	ARCH_BUILD=$BUILD_DIR/$ARCH
+	# shellcheck source=lib.sh
+	. "$TOP/scripts/lib.sh"
 	SC_OBJ=$SC_DIR/$ARCH/obj
-	kernel_cc="$use_ccache${ARCH_CROSS_COMPILE}gcc"
+	kernel_cc=$(kernel_cc)
 
 	problem=$(setup_arch)
 	n=0

@@ -102,6 +102,19 @@ kmake() {
 		LOCALVERSION="$LOCALVERSION" "$@"
 }
 
+# The kernel's compiler for ARCH (as ARCH_CROSS_COMPILE is when called),
+# through ccache where there is one.  Paths below the build dir hash as
+# relative ones: another checkout of the project (CI's fresh clone) hits
+# the same cache entries.
+export CCACHE_BASEDIR=$BUILD_DIR
+kernel_cc() {
+	if command -v ccache >/dev/null 2>&1; then
+		echo "ccache ${ARCH_CROSS_COMPILE}gcc"
+	else
+		echo "${ARCH_CROSS_COMPILE}gcc"
+	fi
+}
+
 # The compiler for programs the guest of ARCH runs, and the flags every
 # program of the project is built with.
 TARGET_CC=${ARCH_CROSS_COMPILE}gcc
