@@ -91,8 +91,10 @@ else
 fi
 [ "${1:-}" = --config ] && exit 0
 
+flavor_vars=()
+[ "$KERNEL_FLAVOR" = test ] && read -r -a flavor_vars <<<"$KERNEL_TEST_MAKE_VARS"
 info "building the $ARCH kernel in $OBJ ($(nproc_jobs) jobs; log: $OBJ/build.log)"
-if ! kmake CC="$kernel_cc" -j"$(nproc_jobs)" all >"$OBJ/build.log" 2>&1; then
+if ! kmake CC="$kernel_cc" "${flavor_vars[@]}" -j"$(nproc_jobs)" all >"$OBJ/build.log" 2>&1; then
 	grep -E -B2 -A8 'error:|Error [0-9]' "$OBJ/build.log" | tail -n 40 >&2 || true
 	die "$ARCH kernel build failed; full log: $OBJ/build.log"
 fi
