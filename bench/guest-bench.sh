@@ -1,5 +1,7 @@
 #!/bin/bash
-# Runs in the guest (`make bench`): the PROCMAP_QUERY benchmark with three
+# Runs in the guest (`make bench`): text-poke-bench (what TEXT_POKE records
+# cost a static key flip, and the change rate recorded without loss) at
+# the end, and first the PROCMAP_QUERY benchmark with three
 # address sets over about 700 VMAs, from the most to the least favourable
 # to the ioctl:
 #  - the shape published with the upstream series (its 35x): 4,435 stack
@@ -54,3 +56,6 @@ echo "## 30 of 700 VMAs hit"
 echo
 echo "## all 700 VMAs hit"
 "$bench" "$@"
+echo
+echo "## PERF_RECORD_TEXT_POKE: static key flips (kernel.sched_schedstats)"
+"$ADDRRES_BIN/text-poke-bench"
