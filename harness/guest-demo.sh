@@ -9,9 +9,13 @@ section "kernel"
 echo "uname -r: $(uname -r), uname -m: $(uname -m)"
 cat /proc/version
 
-section "/proc/kallmodsyms (kallsyms with built-in module names)"
+section "/proc/kallmodsyms (kallsyms with built-in modules and, where a name is ambiguous, object files)"
 if [ -r /proc/kallmodsyms ]; then
-	grep -m 8 '\[' /proc/kallmodsyms
+	# Two lines of each form: [mod], [mod1] [mod2], {obj}, [mod] {obj}.
+	for form in '	\[[^ ]*\]$' '	\[.*\] \[' '	{' '	\[.*\] {'; do
+		grep -m 2 -e "$form" /proc/kallmodsyms || true
+	done
+	echo "$(grep -c '	[[{]' /proc/kallmodsyms) of $(wc -l </proc/kallmodsyms) lines annotated"
 else
 	echo "not in this kernel yet: /proc/kallsyms, for comparison:"
 	head -n 4 /proc/kallsyms
@@ -21,5 +25,5 @@ section "PROCMAP_QUERY (binary queries on /proc/PID/maps)"
 "$ADDRRES_BIN/procmap-query"
 
 section "PERF_RECORD_TEXT_POKE"
-echo "not in this series yet; the guest's perf, which will record it:"
+echo "recorded on x86_64 and arm64; the guest's perf:"
 perf --version

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# What CONFIG_KALLMODSYMS costs the kernel image and the build, for one
+# configuration of ARCH, built twice: with and without the option.
+#   bench/kallmodsyms-size.sh test        the test kernel's .config
+#                                         (make kernel first)
+#   bench/kallmodsyms-size.sh defconfig   the arch's defconfig, plus what
+#                                         KALLMODSYMS depends on (x86_64:
+#                                         X86_KERNEL_IBT off)
+# Prints the image sizes (`size`'s text+data+bss of vmlinux, and the
+# compressed boot image), the kallmodsyms tables' sizes, and the time of
+# the final link (link-vmlinux.sh: the kallsyms links and the last one),
+# the best of LINKS relinks.  Object dirs: $ARCH_BUILD/obj-size-<config>-{on,off}.
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+config=${1:-}
+links=3
+case $config in
+test) base=$ARCH_BUILD/obj/.config
+	[ -f "$base" ] || die "no $base: run make kernel ARCH=$ARCH first" ;;
+defconfig) base="" ;;
+*) die "usage: $0 test|defconfig" ;;
+esac
+case $ARCH in
+x86_64) image=arch/x86/boot/bzImage extra=(--disable X86_KERNEL_IBT) ;;
+arm64) image=arch/arm64/boot/Image.gz extra=() ;;
+*) die "no boot image known for $ARCH" ;;
+esac
+kernel_cc=$(kernel_cc)
+
+# configure ON|OFF: the config in $OBJ, with KALLMODSYMS on or off.
+configure() {
+	if [ -n "$base" ]; then
+		mkdir -p "$OBJ" && cp "$base" "$OBJ/.config"
+	else
+		kmake -s CC="$kernel_cc" defconfig >/dev/null
+	fi
+	"$TREE/scripts/config" --file "$OBJ/.config" "${extra[@]}" \
+		"--$([ "$1" = on ] && echo enable || echo disable)" KALLMODSYMS
+	kmake -s CC="$kernel_cc" olddefconfig
+	if [ "$1" = on ] && ! grep -qx CONFIG_KALLMODSYMS=y "$OBJ/.config"; then
+		die "$config: CONFIG_KALLMODSYMS=y did not stick (a dependency is missing)"
+	fi
+}
+
+# measure ON|OFF: build, then print "key: value" lines for that build.
+measure() {
+	local state=$1 t best=""
+	OBJ=$ARCH_BUILD/obj-size-$config-$state
+	info "$ARCH $config, KALLMODSYMS $state: building in $OBJ"
+	configure "$state"
+	kmake CC="$kernel_cc" -j"$(nproc_jobs)" vmlinux "${image##*/}" >"$OBJ/size-build.log" 2>&1 ||
+		die "build failed; see $OBJ/size-build.log"
+	for _ in $(seq "$links"); do
+		rm -f "$OBJ/vmlinux"
+		t=$( { TIMEFORMAT=%R; time kmake CC="$kernel_cc" vmlinux >/dev/null 2>&1; } 2>&1 )
+		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$t
+		fi
+	done
+	kmake CC="$kernel_cc" "${image##*/}" >/dev/null 2>&1
+	echo "${state}_vmlinux_bytes: $(size "$OBJ/vmlinux" | awk 'NR == 2 { print $4 }')"
+	echo "${state}_image_bytes: $(stat -c %s "$OBJ/$image")"
+	echo "${state}_link_seconds: $best"
+	if [ "$state" = on ]; then
+		nm -S --size-sort "$OBJ/vmlinux" | awk '$4 ~ /^kallmodsyms_/ {
+			n = strtonum("0x" $2); total += n; print "table_" $4 "_bytes: " n }
+			END { print "tables_bytes: " total }'
+	fi
+}
+
+{ measure on; measure off; } | tee "$ARCH_BUILD/kallmodsyms-size-$config.txt"
+awk -F': ' '{ v[$1] = $2 }
+	END {
+		d = v["on_vmlinux_bytes"] - v["off_vmlinux_bytes"]
+		printf "vmlinux_added_bytes: %d (%.3f%%)\n", d, 100 * d / v["off_vmlinux_bytes"]
+		printf "image_added_bytes: %d\n", v["on_image_bytes"] - v["off_image_bytes"]
+		printf "link_added_seconds: %.2f\n", v["on_link_seconds"] - v["off_link_seconds"]
+	}' "$ARCH_BUILD/kallmodsyms-size-$config.txt" | tee -a "$ARCH_BUILD/kallmodsyms-size-$config.txt"
