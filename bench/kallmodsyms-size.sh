@@ -22,8 +22,8 @@ defconfig) base="" ;;
 *) die "usage: $0 test|defconfig" ;;
 esac
 case $ARCH in
-x86_64) image=arch/x86/boot/bzImage extra=(--disable X86_KERNEL_IBT) ;;
-arm64) image=arch/arm64/boot/Image.gz extra=() ;;
+x86_64) image=arch/x86/boot/bzImage defconfig=x86_64_defconfig extra=(--disable X86_KERNEL_IBT) ;;
+arm64) image=arch/arm64/boot/Image.gz defconfig=defconfig extra=() ;;
 *) die "no boot image known for $ARCH" ;;
 esac
 kernel_cc=$(kernel_cc)
@@ -33,7 +33,7 @@ configure() {
 	if [ -n "$base" ]; then
 		mkdir -p "$OBJ" && cp "$base" "$OBJ/.config"
 	else
-		kmake -s CC="$kernel_cc" defconfig >/dev/null
+		kmake -s CC="$kernel_cc" "$defconfig" >/dev/null
 	fi
 	"$TREE/scripts/config" --file "$OBJ/.config" "${extra[@]}" \
 		"--$([ "$1" = on ] && echo enable || echo disable)" KALLMODSYMS
@@ -63,9 +63,18 @@ measure() {
 	echo "${state}_image_bytes: $(stat -c %s "$OBJ/$image")"
 	echo "${state}_link_seconds: $best"
 	if [ "$state" = on ]; then
-		nm -S --size-sort "$OBJ/vmlinux" | awk '$4 ~ /^kallmodsyms_/ {
-			n = strtonum("0x" $2); total += n; print "table_" $4 "_bytes: " n }
-			END { print "tables_bytes: " total }'
+		# The tables' bytes, counted in the assembler source of the last
+		# kallsyms step (the one linked into vmlinux).
+		src=$(find "$OBJ" -maxdepth 1 -name '.tmp_vmlinux.kallsyms*.S' | sort | tail -n 1)
+		awk '
+			/^[a-z_]+:$/ { table = substr($1, 1, length($1) - 1); next }
+			table !~ /^kallmodsyms_/ { next }
+			$1 == ".long" { bytes[table] += 4 * split($2, f, ",") }
+			$1 == ".short" { n = split($0, f, ","); bytes[table] += 2 * n }
+			$1 == ".byte" { n = split($0, f, ","); bytes[table] += n }
+			END { for (t in bytes) { print "table_" t "_bytes: " bytes[t]; total += bytes[t] }
+			      print "tables_bytes: " total }' "$src"
+		sed -n 's|^/\* kallmodsyms: \([0-9]*\) text symbols annotated.*|annotated_symbols: \1|p' "$src"
 	fi
 }
 
@@ -76,4 +85,5 @@ awk -F': ' '{ v[$1] = $2 }
 		printf "vmlinux_added_bytes: %d (%.3f%%)\n", d, 100 * d / v["off_vmlinux_bytes"]
 		printf "image_added_bytes: %d\n", v["on_image_bytes"] - v["off_image_bytes"]
 		printf "link_added_seconds: %.2f\n", v["on_link_seconds"] - v["off_link_seconds"]
+		printf "vmlinux_added_bytes_per_annotated_symbol: %.2f\n", d / v["annotated_symbols"]
 	}' "$ARCH_BUILD/kallmodsyms-size-$config.txt" | tee -a "$ARCH_BUILD/kallmodsyms-size-$config.txt"
