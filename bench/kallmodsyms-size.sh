@@ -9,7 +9,9 @@
 # Prints the image sizes (`size`'s text+data+bss of vmlinux, and the
 # compressed boot image), the kallmodsyms tables' sizes, and the time of
 # the final link (link-vmlinux.sh: the kallsyms links and the last one),
-# the best of LINKS relinks.  Object dirs: $ARCH_BUILD/obj-size-<config>-{on,off}.
+# the best of LINKS relinks.  One object dir, $ARCH_BUILD/obj-size-<config>:
+# built with the option, then without it, which kbuild rebuilds
+# incrementally (only kernel/kallsyms.c reads CONFIG_KALLMODSYMS).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -28,10 +30,16 @@ arm64) image=arch/arm64/boot/Image.gz defconfig=defconfig extra=() ;;
 esac
 kernel_cc=$(kernel_cc)
 
+OBJ=$ARCH_BUILD/obj-size-$config
+
 # configure ON|OFF: the config in $OBJ, with KALLMODSYMS on or off.
 configure() {
-	if [ -n "$base" ]; then
-		mkdir -p "$OBJ" && cp "$base" "$OBJ/.config"
+	if [ "$1" = off ]; then
+		:	# the config of the build with it
+	elif [ -n "$base" ]; then
+		# Seeded with the test kernel's objects: only what differs builds.
+		[ -d "$OBJ" ] || cp -a "$(dirname "$base")" "$OBJ"
+		cp "$base" "$OBJ/.config"
 	else
 		kmake -s CC="$kernel_cc" "$defconfig" >/dev/null
 	fi
@@ -46,7 +54,6 @@ configure() {
 # measure ON|OFF: build, then print "key: value" lines for that build.
 measure() {
 	local state=$1 t best=""
-	OBJ=$ARCH_BUILD/obj-size-$config-$state
 	info "$ARCH $config, KALLMODSYMS $state: building in $OBJ"
 	configure "$state"
 	kmake CC="$kernel_cc" -j"$(nproc_jobs)" vmlinux "${image##*/}" >"$OBJ/size-build.log" 2>&1 ||
