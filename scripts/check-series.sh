@@ -99,7 +99,13 @@ checkout_at() { # commit [changes]
 # Build what the worktree holds into $SC_OBJ, with W=1; the log to LOG.
 build_into() { # log
 	local TREE=$WT OBJ=$SC_OBJ
-	kmake CC="$kernel_cc" W=1 -j"$(nproc_jobs)" all >"$1" 2>&1
+	# Each commit configured from make kernel's config: a symbol the series
+	# adds, unknown to the commits before it, is then set as make kernel's
+	# says once it exists (rather than dropped for good by the first
+	# olddefconfig).  Unchanged values rebuild nothing.
+	cp "$SC_OBJ/.config.source" "$SC_OBJ/.config"
+	kmake -s CC="$kernel_cc" olddefconfig >"$1" 2>&1 &&
+		kmake CC="$kernel_cc" W=1 -j"$(nproc_jobs)" all >>"$1" 2>&1
 }
 
 # The W=1 warnings of a build log located in the files a commit changes,
