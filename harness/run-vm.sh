@@ -73,7 +73,7 @@ if [ "$ARCH_KVM" = yes ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] && [ ! -f "$kvm_u
 fi
 cmdline="console=$ARCH_CONSOLE root=rootfs rootfstype=9p ro"
 cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose"
-cmdline+=" init=$init panic=-1 oops=panic softlockup_panic=0 $ARCH_CMDLINE"
+cmdline+=" init=$init panic=-1 oops=panic softlockup_panic=0 softlockup_all_cpu_backtrace=1 $ARCH_CMDLINE"
 smp=$VM_CPUS
 [ "$ARCH_SOCKET_PER_CPU" = yes ] && smp+=",sockets=$VM_CPUS"
 share() { # tag path [extra fsdev options]
@@ -87,8 +87,11 @@ mapfile -t shares < <(
 	share results "$results"
 	share scratch "$VM_DIR/scratch"
 )
+# The monitor socket lets a person look into a guest that hangs
+# (harness/vm-monitor.sh: backtraces of every CPU through SysRq).
 qemu_args=(-M "$ARCH_QEMU_MACHINE" -m "$VM_MEMORY" -smp "$smp" -nographic -no-reboot
-	-nodefaults -kernel "$kernel" -append "$cmdline" "${shares[@]}")
+	-nodefaults -kernel "$kernel" -append "$cmdline" "${shares[@]}"
+	-monitor "unix:$VM_DIR/monitor.sock,server=on,wait=off")
 
 rc=0
 for accel in "${accels[@]}"; do

@@ -53,6 +53,9 @@ else
 	check fail "guest brought up its $want_cpus CPUs" "it brought up ${cpus:-none}; see $console"
 fi
 
+# Lines of console kept from the first splat on (all CPUs' backtraces).
+splat_context_lines=120
+rm -f "$run/splat.txt"
 splats=$(grep -v -e '^#' -e '^$' "$here/splats")
 # grep finds nothing (status 1) on a clean console; head may cut it short.
 hits=$(grep -n -E -f <(printf '%s\n' "$splats") "$console" 2>/dev/null | head -n 3 | tr '\n' ' ' || true)
@@ -60,6 +63,10 @@ if [ ! -r "$console" ]; then
 	check fail "console free of kernel splats" "no console log at $console"
 elif [ -n "$hits" ]; then
 	check fail "console free of kernel splats" "SPLAT in $console: $hits"
+	# The first splat with its backtraces, for whoever sees only the
+	# output of make check (CI): scripts/check.sh prints it.
+	first=${hits%%:*}
+	sed -n "${first},$((first + splat_context_lines))p" "$console" >"$run/splat.txt"
 else
 	check ok "console free of kernel splats"
 fi

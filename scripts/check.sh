@@ -72,6 +72,13 @@ summary_args=(-l host "$RESULTS_DIR"/host/*.ktap)
 for arch in "${arches[@]}"; do
 	summary_args+=(-l "$arch" "$RESULTS_DIR/$arch"/*.ktap)
 done
+for arch in "${arches[@]}"; do
+	splat=$BUILD_DIR/$arch/vm/splat.txt
+	[ -f "$splat" ] || continue
+	echo
+	echo "First kernel splat on $arch (the rest is in $BUILD_DIR/$arch/vm/console.log):"
+	cat "$splat"
+done
 echo
 echo "Results (KTAP in $RESULTS_DIR/, guest consoles in $BUILD_DIR/<arch>/vm/console.log):"
 exec "$KTAP_SUMMARY" "${summary_args[@]}"
