@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libaddrres: turn addresses into names, for the authors of profilers,
+ * tracers and trace decoders.
+ *
+ * This part of the library resolves kernel addresses: it reads
+ * /proc/kallmodsyms (kallsyms with the built-in modules and, where a name
+ * is ambiguous, the object file of each kernel text symbol) or, on kernels
+ * without it, /proc/kallsyms, and answers "which symbol holds this
+ * address" and "where is the symbol of this name".
+ *
+ * Conventions (those of libbpf):
+ *  - functions are named object__verb: addrres_ksyms__open() acts on a
+ *    struct addrres_ksyms;
+ *  - functions that can fail return 0 (or a documented count) on success
+ *    and a negative errno value on failure; errno itself is not used;
+ *  - options structs start with a size_t sz, the size of the struct the
+ *    caller was compiled with (ADDRRES_OPTS() sets it), so that fields can
+ *    be appended without breaking callers built against older headers;
+ *  - a set of symbols, once opened, is read-only: every lookup function
+ *    may be called from several threads at once on the same set.
+ */
+#ifndef ADDRRES_H
+#define ADDRRES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks what the shared library exports; everything else is hidden. */
+#ifndef LIBADDRRES_API
+#define LIBADDRRES_API __attribute__((visibility("default")))
+#endif
+
+/* The version of this header (libaddrres.so.0.1.x). */
+#define LIBADDRRES_MAJOR_VERSION 0
+#define LIBADDRRES_MINOR_VERSION 1
+
+/**
+ * ADDRRES_OPTS() - declare an options struct, zeroed, with its size set
+ * @TYPE: the struct's tag, e.g. addrres_ksyms_opts
+ * @NAME: the variable to declare
+ * @...: designated initialisers of the fields to set
+ *
+ * Example::
+ *
+ *	ADDRRES_OPTS(addrres_ksyms_opts, opts, .errbuf = msg,
+ *		     .errbuf_sz = sizeof(msg));
+ */
+#define ADDRRES_OPTS(TYPE, NAME, ...) \
+	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
+
+/* ------------------------------------------------------------------------
+ * Kernel symbols
+ */
+
+/**
+ * enum addrres_ksyms_source - the file a set of kernel symbols was read from
+ * @ADDRRES_KSYMS_SOURCE_KALLMODSYMS: /proc/kallmodsyms (or the file given as
+ *	&addrres_ksyms_opts.kallmodsyms_path): text symbols of the kernel image
+ *	carry their built-in modules and, where needed, their object file.
+ * @ADDRRES_KSYMS_SOURCE_KALLSYMS: /proc/kallsyms (or &kallsyms_path), read
+ *	because the kallmodsyms file does not exist: only loaded modules'
+ *	symbols carry a module, and names are more often ambiguous.
+ */
+enum addrres_ksyms_source {
+	ADDRRES_KSYMS_SOURCE_KALLMODSYMS = 1,
+	ADDRRES_KSYMS_SOURCE_KALLSYMS = 2,
+};
+
+/**
+ * struct addrres_ksyms_opts - how addrres_ksyms__open() reads the symbols
+ * @sz: sizeof(struct addrres_ksyms_opts), as the caller was compiled
+ *	(ADDRRES_OPTS() sets it).  Bytes beyond the fields this version of
+ *	the library knows must be zero; fields beyond @sz are not read (they
+ *	take their defaults).  At most 4096.
+ * @kallmodsyms_path: the kallmodsyms file; NULL: "/proc/kallmodsyms".
+ * @kallsyms_path: the file read instead when @kallmodsyms_path does not
+ *	exist (ENOENT); NULL: "/proc/kallsyms".
+ * @modules_path: the list of loaded modules, in the format of /proc/modules
+ *	(the first field of each line is a module name); NULL:
+ *	"/proc/modules".  Read only with kallmodsyms, where it tells a loaded
+ *	module's "[module]" from a built-in module's; a file that does not
+ *	exist (a kernel without CONFIG_MODULES) means that none is loaded.
+ * @errbuf: if not NULL, where addrres_ksyms__open() puts a message, NUL
+ *	terminated and cut to @errbuf_sz bytes, saying why it failed: for a
+ *	malformed line "path:line: what is wrong", otherwise "path: reason".
+ *	Set to "" on success.
+ * @errbuf_sz: the size of @errbuf in bytes.
+ *
+ * The struct may grow at its end in later versions.
+ */
+struct addrres_ksyms_opts {
+	size_t sz;
+	const char *kallmodsyms_path;
+	const char *kallsyms_path;
+	const char *modules_path;
+	char *errbuf;
+	size_t errbuf_sz;
+};
+
+/**
+ * struct addrres_ksym - one kernel symbol, one line of kallmodsyms/kallsyms
+ * @addr: its address (0 for every symbol when the reader may not see
+ *	addresses, see addrres_ksyms__restricted()).
+ * @name: its name.
+ * @modules: the modules it belongs to, @nr_modules of them, in the order
+ *	of the line; NULL when @nr_modules is 0.  For a symbol of the kernel
+ *	image, the built-in modules its object file is linked into (only
+ *	with kallmodsyms).  For a loaded module's symbol (@loaded_module),
+ *	the one module, as in "[ext4]".
+ * @nr_modules: the number of @modules.
+ * @object: the object file path that tells it apart from same-named
+ *	symbols, as kallmodsyms shows it ("{head64.o}", a tail of the path
+ *	in whole components), or NULL if it shows none.
+ * @type: its type letter, as in nm(1): 'T' and 't' for text, and so on.
+ * @loaded_module: true if the symbol is not in the kernel image but in a
+ *	loaded module, or in code that the kernel made at run time and
+ *	shows as a pseudo-module: "[bpf]" (BPF programs) and names starting
+ *	with "__builtin__" ("[__builtin__ftrace]", "[__builtin__kprobes]").
+ *	@modules[0] is then that module.
+ *
+ * The library owns these structs and their strings: they live until
+ * addrres_ksyms__free() of the set they come from.  Do not allocate or
+ * copy the struct itself: fields may be appended in later versions.
+ */
+struct addrres_ksym {
+	uint64_t addr;
+	const char *name;
+	const char *const *modules;
+	size_t nr_modules;
+	const char *object;
+	char type;
+	bool loaded_module;
+};
+
+/* An opened, read-only set of kernel symbols. */
+struct addrres_ksyms;
+
+/**
+ * addrres_ksyms__open() - read the kernel's symbols
+ * @opts: where to read them from, and where to put an error message; NULL
+ *	for the defaults (/proc/kallmodsyms, else /proc/kallsyms)
+ * @ksp: where to store the new set; set to NULL on failure
+ *
+ * Reads the kallmodsyms file or, if it does not exist (ENOENT), the
+ * kallsyms file; addrres_ksyms__source() says which.  Lines may be of any
+ * length.  Each line must be "ADDRESS TYPE NAME", optionally followed by
+ * a tab and an annotation:
+ *
+ *  - in kallmodsyms, "[module]" ... then optionally " {object}", or
+ *    "{object}" alone (the grammar of Documentation/filesystems/proc.rst,
+ *    "/proc/kallmodsyms"), on any symbol type;
+ *  - in kallsyms, a single "[module]" only: anything else there is an
+ *    error.
+ *
+ * ADDRESS is 1 to 16 hex digits, TYPE one letter, NAME has no space.
+ *
+ * In kallmodsyms, "[module]" alone, with no object, is a loaded module's
+ * if that module is in the list of loaded modules
+ * (&addrres_ksyms_opts.modules_path, read before and after the symbols,
+ * so that a module loaded or unloaded meanwhile counts as loaded) or is a
+ * pseudo-module (see &addrres_ksym.loaded_module); otherwise it is the
+ * built-in module the symbol belongs to.  In kallsyms every "[module]" is
+ * a loaded module's or pseudo-module's.
+ *
+ * An empty file gives an empty set, not an error.
+ *
+ * Return: 0 on success; -EINVAL for invalid @opts or @ksp, or a malformed
+ * line (the message in &addrres_ksyms_opts.errbuf names the file and the
+ * line); -ENOMEM; -EOVERFLOW for more than 4294967294 symbols; or the
+ * negative errno of opening or reading a file (-ENOENT when neither
+ * symbol file exists, -EACCES, ...).
+ */
+LIBADDRRES_API int addrres_ksyms__open(const struct addrres_ksyms_opts *opts,
+				       struct addrres_ksyms **ksp);
+
+/**
+ * addrres_ksyms__free() - free a set of symbols and everything it owns
+ * @ks: the set; NULL is allowed and does nothing
+ *
+ * The &struct addrres_ksym pointers and the strings of the set become
+ * invalid.
+ */
+LIBADDRRES_API void addrres_ksyms__free(struct addrres_ksyms *ks);
+
+/**
+ * addrres_ksyms__source() - which file the symbols were read from
+ * @ks: the set
+ *
+ * Return: ADDRRES_KSYMS_SOURCE_KALLMODSYMS or ADDRRES_KSYMS_SOURCE_KALLSYMS.
+ */
+LIBADDRRES_API enum addrres_ksyms_source
+addrres_ksyms__source(const struct addrres_ksyms *ks);
+
+/**
+ * addrres_ksyms__restricted() - whether the kernel hid the addresses
+ * @ks: the set
+ *
+ * The kernel shows every address as 0 to a reader that kptr_restrict,
+ * perf_event_paranoid and CAP_SYSLOG do not allow to see them.  Lookups
+ * then fail with -EACCES; the symbols themselves, with their names and
+ * modules, can still be listed with addrres_ksyms__sym().
+ *
+ * Return: true if the set has symbols and all their addresses are 0.
+ */
+LIBADDRRES_API bool addrres_ksyms__restricted(const struct addrres_ksyms *ks);
+
+/**
+ * addrres_ksyms__count() - the number of symbols in the set
+ * @ks: the set
+ *
+ * Return: the number of lines that were read.
+ */
+LIBADDRRES_API size_t addrres_ksyms__count(const struct addrres_ksyms *ks);
+
+/**
+ * addrres_ksyms__sym() - a symbol by its position in the file
+ * @ks: the set
+ * @idx: 0 for the first line of the file, up to addrres_ksyms__count() - 1
+ *
+ * Return: the symbol of line @idx + 1, or NULL if @idx is out of range.
+ */
+LIBADDRRES_API const struct addrres_ksym *
+addrres_ksyms__sym(const struct addrres_ksyms *ks, size_t idx);
+
+/**
+ * addrres_ksyms__find_addr() - the symbol that holds an address
+ * @ks: the set
+ * @addr: the address to resolve
+ * @symp: where to store the symbol found; set to NULL on failure
+ * @offset: if not NULL, where to store @addr minus the symbol's address
+ *
+ * The symbol found is the one with the greatest address not above @addr
+ * (of several at that address, the first in the file).  kallsyms gives
+ * no sizes, so a symbol is taken to extend to the next symbol's address,
+ * except at the end of its region: the last symbol of the kernel image,
+ * of a loaded module or of a pseudo-module resolves its own address only,
+ * not those past it, since nothing says what is there.  The kernel
+ * image's absolute symbols (type 'A' or 'a', the per-CPU variables of
+ * x86_64) form a region of their own.
+ *
+ * Return: 0 on success; -ENOENT if @addr is before the first symbol, or
+ * past the last symbol of the region of the symbol below it; -EACCES if the
+ * addresses are hidden (addrres_ksyms__restricted()); -EINVAL if @ks or
+ * @symp is NULL.
+ */
+LIBADDRRES_API int addrres_ksyms__find_addr(const struct addrres_ksyms *ks,
+					    uint64_t addr,
+					    const struct addrres_ksym **symp,
+					    uint64_t *offset);
+
+/**
+ * addrres_ksyms__find_name() - the symbols of a name, optionally qualified
+ * @ks: the set
+ * @query: the name, optionally followed by qualifiers written as in a
+ *	kallmodsyms annotation, each after a space or tab:
+ *	"NAME", "NAME [mod]", "NAME {obj}", "NAME [mod] {obj}",
+ *	"NAME [mod1] [mod2] {obj}" (at most one {obj}; any order)
+ * @syms: where to store up to @max of the matching symbols, in file order;
+ *	may be NULL if @max is 0
+ * @max: the number of entries of @syms
+ * @count: if not NULL, where to store the number of matching symbols,
+ *	which may be more than @max
+ *
+ * A symbol matches if its name is NAME and every qualifier matches it:
+ * "[mod]" if mod is one of its &addrres_ksym.modules ('-' and '_' count as
+ * the same character, as for modprobe), "{obj}" if its
+ * &addrres_ksym.object is obj or ends in "/obj" (so "{x.o}" matches
+ * "x.o" and "dir/x.o", and "{dir/x.o}" does not match "adir/x.o").
+ *
+ * A query starting with '=' asks for an exact match instead: the symbol's
+ * modules must be exactly those of the query, and its object exactly the
+ * query's, or absent if the query has none.  "=NAME" is thus the symbol
+ * with no annotation, and "=" followed by what addrres_ksym__format()
+ * writes finds that one symbol, unless the file itself cannot tell it
+ * from another (same name, modules and object).
+ *
+ * An ambiguous query is never resolved to one of its matches: it fails
+ * with -ENOTUNIQ, and @syms and @count list the matches so that the
+ * caller can choose, or show them all.
+ *
+ * Return: 0 if exactly one symbol matches; -ENOTUNIQ if more than one
+ * does; -ENOENT if none does; -EINVAL for a malformed @query (no name, an
+ * unterminated or empty bracket or brace, two objects, text that is not a
+ * qualifier) or invalid arguments; -EACCES if the addresses are hidden
+ * (addrres_ksyms__restricted()): a symbol of address 0 is of no use to
+ * resolve.  @count is 0 on -EINVAL and -EACCES.
+ */
+LIBADDRRES_API int addrres_ksyms__find_name(const struct addrres_ksyms *ks,
+					    const char *query,
+					    const struct addrres_ksym **syms,
+					    size_t max, size_t *count);
+
+/**
+ * addrres_ksym__format() - write a symbol's qualified name
+ * @sym: the symbol
+ * @buf: where to write it, NUL terminated, cut to @size bytes; may be NULL
+ *	if @size is 0
+ * @size: the size of @buf
+ *
+ * Writes "NAME", then " [module]" for each of its modules and " {object}"
+ * if it has one: the symbol's kallmodsyms line without its address and
+ * type, with a space for the tab.  This is a query for
+ * addrres_ksyms__find_name() that matches the symbol; prefixed with '=',
+ * one that matches only symbols with the same name, modules and object.
+ *
+ * Return: the length of the whole name, not counting the NUL, as
+ * snprintf() does (if it is @size or more, the name was cut); -EINVAL if
+ * @sym is NULL, or @buf is NULL and @size is not 0; -EOVERFLOW if the
+ * length does not fit in an int.
+ */
+LIBADDRRES_API int addrres_ksym__format(const struct addrres_ksym *sym,
+					char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ADDRRES_H */

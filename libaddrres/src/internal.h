@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the parts of libaddrres share and do not export: options structs,
+ * error messages, a string arena and a string-keyed hash map.  Names
+ * start with libaddrres_ (never addrres_, the exported prefix) and are
+ * hidden by -fvisibility=hidden.
+ */
+#ifndef LIBADDRRES_INTERNAL_H
+#define LIBADDRRES_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "addrres.h"
+
+#define LIBADDRRES_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+
+/* ---- options structs (the libbpf convention: a leading size_t sz) ---- */
+
+#define libaddrres_offsetofend(TYPE, FIELD) \
+	(offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
+
+/* The caller's struct has FIELD: @opts is not NULL and its sz covers it. */
+#define LIBADDRRES_OPTS_HAS(opts, FIELD) \
+	((opts) && (opts)->sz >= libaddrres_offsetofend(__typeof__(*(opts)), FIELD))
+
+/* FIELD of @opts, or DFLT if the caller's struct does not have it. */
+#define LIBADDRRES_OPTS_GET(opts, FIELD, DFLT) \
+	(LIBADDRRES_OPTS_HAS(opts, FIELD) ? (opts)->FIELD : (DFLT))
+
+/*
+ * Whether an options struct is acceptable: NULL, or its sz (the first
+ * field) holds at least sz itself, is not absurd (at most
+ * LIBADDRRES_OPTS_MAX_SZ: garbage in sz must not send us reading far
+ * away), and every byte past the @known_sz bytes this library knows is
+ * zero (a newer caller set nothing we would ignore).
+ */
+#define LIBADDRRES_OPTS_MAX_SZ 4096
+bool libaddrres_opts_valid(const void *opts, size_t known_sz);
+
+/* ---- error messages ---- */
+
+/* Where a function reports why it failed: a caller's buffer, or none. */
+struct libaddrres_errbuf {
+	char *buf;
+	size_t sz;
+};
+
+/* Empty the message (a function that succeeds leaves ""). */
+void libaddrres_err_clear(struct libaddrres_errbuf *eb);
+
+/*
+ * Write the message (printf-style, cut to the buffer) and return @err, a
+ * negative errno value, so that "return libaddrres_err(eb, -EINVAL, ...)"
+ * reports and fails in one statement.
+ */
+int libaddrres_err(struct libaddrres_errbuf *eb, int err, const char *fmt, ...)
+	LIBADDRRES_PRINTF(3, 4);
+
+/* strerror(-err) without strerror()'s static buffer (thread-safe). */
+const char *libaddrres_strerror(int err, char *buf, size_t sz);
+
+/* ---- arena: many small allocations freed all at once ---- */
+
+/*
+ * Memory is taken from large chunks that never move, so pointers into the
+ * arena stay valid while it grows; an allocation larger than a chunk gets
+ * a chunk of its own.  Nothing is freed until libaddrres_arena_free().
+ */
+struct libaddrres_arena_chunk;
+struct libaddrres_arena {
+	struct libaddrres_arena_chunk *chunks;	/* newest first */
+	char *next;				/* free space in the newest */
+	size_t left;
+};
+
+void *libaddrres_arena_alloc(struct libaddrres_arena *a, size_t size, size_t align);
+/* A NUL-terminated copy of the @n bytes at @s. */
+char *libaddrres_arena_strndup(struct libaddrres_arena *a, const char *s, size_t n);
+void libaddrres_arena_free(struct libaddrres_arena *a);
+
+/* ---- hashing and a map from strings to pointers ---- */
+
+uint64_t libaddrres_hash(const char *s, size_t n);
+
+/*
+ * Open addressing, linear probing.  The map does not copy its keys: they
+ * must stay valid and unchanged while the map is used (an arena's strings,
+ * typically).  Values may be NULL.
+ */
+struct libaddrres_strmap_ent {
+	const char *key;	/* NULL: a free slot */
+	size_t len;
+	uint64_t hash;
+	void *val;
+};
+
+struct libaddrres_strmap {
+	struct libaddrres_strmap_ent *ents;
+	size_t cap;		/* 0 or a power of two */
+	size_t nr;
+};
+
+/* The entry of the @n bytes at @key, or NULL. */
+struct libaddrres_strmap_ent *
+libaddrres_strmap_find(const struct libaddrres_strmap *m, const char *key, size_t n);
+/* Add @key (not in the map yet) with @val: 0 or -ENOMEM. */
+int libaddrres_strmap_add(struct libaddrres_strmap *m, const char *key, size_t n, void *val);
+void libaddrres_strmap_free(struct libaddrres_strmap *m);
+
+/*
+ * The one copy in @a of the @n bytes at @s, NUL-terminated, shared by all
+ * the equal strings interned in @m; NULL if out of memory.
+ */
+const char *libaddrres_intern(struct libaddrres_strmap *m, struct libaddrres_arena *a,
+			      const char *s, size_t n);
+
+#endif /* LIBADDRRES_INTERNAL_H */

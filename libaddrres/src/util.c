@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Helpers shared by the parts of libaddrres: options structs, error
+ * messages, the string arena and the string map (see internal.h).
+ */
+#define _GNU_SOURCE		/* the GNU strerror_r() */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+bool libaddrres_opts_valid(const void *opts, size_t known_sz)
+{
+	const unsigned char *bytes = opts;
+	size_t sz;
+
+	if (!opts)
+		return true;
+	memcpy(&sz, opts, sizeof(sz));
+	if (sz < sizeof(size_t) || sz > LIBADDRRES_OPTS_MAX_SZ)
+		return false;
+	for (size_t i = known_sz; i < sz; i++) {
+		if (bytes[i])
+			return false;
+	}
+	return true;
+}
+
+void libaddrres_err_clear(struct libaddrres_errbuf *eb)
+{
+	if (eb && eb->buf && eb->sz)
+		eb->buf[0] = '\0';
+}
+
+int libaddrres_err(struct libaddrres_errbuf *eb, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (eb && eb->buf && eb->sz) {
+		va_start(ap, fmt);
+		vsnprintf(eb->buf, eb->sz, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+const char *libaddrres_strerror(int err, char *buf, size_t sz)
+{
+	return strerror_r(err < 0 ? -err : err, buf, sz);
+}
+
+/* ---- arena ---- */
+
+#define ARENA_CHUNK_SIZE (64 * 1024)
+
+struct libaddrres_arena_chunk {
+	struct libaddrres_arena_chunk *next;
+	max_align_t data[];
+};
+
+void *libaddrres_arena_alloc(struct libaddrres_arena *a, size_t size, size_t align)
+{
+	struct libaddrres_arena_chunk *c;
+	size_t pad, cap;
+
+	/* align: a power of two, at most that of max_align_t */
+	if (!size)
+		size = 1;
+	pad = a->left ? (size_t)(-(uintptr_t)a->next & (align - 1)) : 0;
+	if (a->left >= pad && a->left - pad >= size) {
+		void *p = a->next + pad;
+
+		a->next += pad + size;
+		a->left -= pad + size;
+		return p;
+	}
+	cap = size > ARENA_CHUNK_SIZE ? size : ARENA_CHUNK_SIZE;
+	if (cap > SIZE_MAX - sizeof(*c))
+		return NULL;
+	c = malloc(sizeof(*c) + cap);
+	if (!c)
+		return NULL;
+	if (size >= ARENA_CHUNK_SIZE && a->chunks) {
+		/*
+		 * A chunk of its own, behind the newest: the newest keeps
+		 * its free space for the allocations that follow.
+		 */
+		c->next = a->chunks->next;
+		a->chunks->next = c;
+		return c->data;
+	}
+	c->next = a->chunks;
+	a->chunks = c;
+	a->next = (char *)c->data + size;
+	a->left = cap - size;
+	return c->data;
+}
+
+char *libaddrres_arena_strndup(struct libaddrres_arena *a, const char *s, size_t n)
+{
+	char *p;
+
+	if (n == SIZE_MAX)
+		return NULL;
+	p = libaddrres_arena_alloc(a, n + 1, 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void libaddrres_arena_free(struct libaddrres_arena *a)
+{
+	struct libaddrres_arena_chunk *c = a->chunks, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->chunks = NULL;
+	a->next = NULL;
+	a->left = 0;
+}
+
+/* ---- hashing and the string map ---- */
+
+/* FNV-1a, 64-bit, with a final mix so that the low bits are usable. */
+uint64_t libaddrres_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static struct libaddrres_strmap_ent *
+strmap_slot(struct libaddrres_strmap_ent *ents, size_t cap, const char *key, size_t n,
+	    uint64_t hash)
+{
+	size_t mask = cap - 1;
+
+	for (size_t i = hash & mask;; i = (i + 1) & mask) {
+		struct libaddrres_strmap_ent *e = &ents[i];
+
+		if (!e->key || (e->hash == hash && e->len == n && !memcmp(e->key, key, n)))
+			return e;
+	}
+}
+
+struct libaddrres_strmap_ent *
+libaddrres_strmap_find(const struct libaddrres_strmap *m, const char *key, size_t n)
+{
+	struct libaddrres_strmap_ent *e;
+
+	if (!m->cap)
+		return NULL;
+	e = strmap_slot(m->ents, m->cap, key, n, libaddrres_hash(key, n));
+	return e->key ? e : NULL;
+}
+
+static int strmap_grow(struct libaddrres_strmap *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 16;
+	struct libaddrres_strmap_ent *ents;
+
+	if (cap > SIZE_MAX / 2 / sizeof(*ents))
+		return -ENOMEM;
+	ents = calloc(cap, sizeof(*ents));
+	if (!ents)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->cap; i++) {
+		struct libaddrres_strmap_ent *e = &m->ents[i];
+
+		if (e->key)
+			*strmap_slot(ents, cap, e->key, e->len, e->hash) = *e;
+	}
+	free(m->ents);
+	m->ents = ents;
+	m->cap = cap;
+	return 0;
+}
+
+int libaddrres_strmap_add(struct libaddrres_strmap *m, const char *key, size_t n, void *val)
+{
+	struct libaddrres_strmap_ent *e;
+	uint64_t hash = libaddrres_hash(key, n);
+
+	/* At most half full, so that probes stay short and always end. */
+	if (m->nr + 1 > m->cap / 2) {
+		int err = strmap_grow(m);
+
+		if (err)
+			return err;
+	}
+	e = strmap_slot(m->ents, m->cap, key, n, hash);
+	e->key = key;
+	e->len = n;
+	e->hash = hash;
+	e->val = val;
+	m->nr++;
+	return 0;
+}
+
+void libaddrres_strmap_free(struct libaddrres_strmap *m)
+{
+	free(m->ents);
+	m->ents = NULL;
+	m->cap = 0;
+	m->nr = 0;
+}
+
+const char *libaddrres_intern(struct libaddrres_strmap *m, struct libaddrres_arena *a,
+			      const char *s, size_t n)
+{
+	struct libaddrres_strmap_ent *e = libaddrres_strmap_find(m, s, n);
+	char *copy;
+
+	if (e)
+		return e->key;
+	copy = libaddrres_arena_strndup(a, s, n);
+	if (!copy || libaddrres_strmap_add(m, copy, n, copy))
+		return NULL;
+	return copy;
+}

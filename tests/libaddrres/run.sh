@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# libaddrres (the userspace library in libaddrres/), on the host:
+#  1. built with ASan and UBSan, its unit tests (test_ksyms.c on the
+#     samples of fixtures/) linked against the static library and run;
+#     their cases are this test's subtests;
+#  2. built with its default flags, the shared library exports exactly
+#     the functions addrres.h declares, all named addrres_*;
+#  3. `make install DESTDIR=... PREFIX=/usr` lays out the header, the
+#     static library, the shared library's soname chain and a .pc file
+#     with which pkg-config gives the flags a program builds and runs with.
+# Everything is built in a temporary directory.  Prints KTAP.
+set -euo pipefail
+. "$(dirname "$0")/../../scripts/lib.sh"
+# shellcheck source=../../scripts/ktap.sh
+. "$TOP/scripts/ktap.sh"
+
+LIB=$TOP/libaddrres
+HERE=$TOP/tests/libaddrres
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# make of the library into OUTPUT=$1, with the rest as make arguments.
+lib_make() {
+	local out=$1
+	shift
+	nice make -s -C "$LIB" OUTPUT="$out" CC="$HOST_CC" "$@"
+}
+
+ktap_plan 3
+
+# --- 1. unit tests, with sanitizers ---------------------------------------
+
+name="libaddrres: unit tests (test_ksyms)"
+if ! out=$(lib_make "$work/san" EXTRA_CFLAGS="${CFLAGS_SANITIZE[*]}" 2>&1); then
+	printf '%s\n' "$out" | tail -n 20 | ktap_diag
+	ktap_result fail "$name" "make of the library with sanitizers failed"
+elif ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" "${CFLAGS_SANITIZE[@]}" -I "$LIB/include" \
+	-o "$work/test_ksyms" "$HERE/test_ksyms.c" "$work/san/libaddrres.a" 2>&1); then
+	printf '%s\n' "$out" | tail -n 20 | ktap_diag
+	ktap_result fail "$name" "compiling test_ksyms.c failed"
+else
+	mkdir "$work/scratch"
+	rc=0
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		"$work/test_ksyms" "$HERE/fixtures" "$work/scratch" \
+		>"$work/unit.ktap" 2>"$work/unit.err" || rc=$?
+	# One level down: the summary counts the cases.
+	sed 's/^/    /' "$work/unit.ktap"
+	if [ "$rc" = 0 ] && [ ! -s "$work/unit.err" ]; then
+		ktap_result ok "$name"
+	else
+		head -n 40 "$work/unit.err" | ktap_diag
+		ktap_result fail "$name" "exit $rc, or a sanitizer's report"
+	fi
+fi
+
+# --- 2. exports ------------------------------------------------------------
+
+name="libaddrres: libaddrres.so exports exactly the addrres_* functions of addrres.h"
+plain_ok=false
+if ! out=$(lib_make "$work/plain" 2>&1); then
+	printf '%s\n' "$out" | tail -n 20 | ktap_diag
+	ktap_result fail "$name" "make with the default flags failed"
+else
+	plain_ok=true
+	# Defined dynamic symbols, without their version; the version node
+	# (ADDRRES_0.1, an absolute symbol) is not a function.
+	exported=$(nm -D --defined-only "$work/plain/libaddrres.so" |
+		awk '!($2 == "A" && $3 ~ /^ADDRRES_/) { sub(/@.*/, "", $3); print $3 }' | sort -u)
+	declared=$(grep -o '\baddrres_[a-z0-9_]*(' "$LIB/include/addrres.h" | tr -d '(' | sort -u)
+	mapfile -t stray < <(comm -23 <(printf '%s\n' "$exported") <(printf '%s\n' "$declared"))
+	mapfile -t missing < <(comm -13 <(printf '%s\n' "$exported") <(printf '%s\n' "$declared"))
+	if [ -z "$declared" ]; then
+		ktap_result fail "$name" "no addrres_* function found in addrres.h"
+	elif [ ${#stray[@]} != 0 ] || [ ${#missing[@]} != 0 ]; then
+		{ [ ${#stray[@]} = 0 ] || printf 'exported, not declared: %s\n' "${stray[@]}"
+		  [ ${#missing[@]} = 0 ] || printf 'declared, not exported: %s\n' "${missing[@]}"; } | ktap_diag
+		ktap_result fail "$name" "the exports differ from addrres.h"
+	else
+		ktap_result ok "$name"
+	fi
+fi
+
+# --- 3. install and pkg-config ---------------------------------------------
+
+name="libaddrres: make install, pkg-config and a program linked against it"
+stage=$work/stage
+usr=$stage/usr
+if ! command -v pkg-config >/dev/null 2>&1; then
+	ktap_result skip "$name" "pkg-config is not installed"
+elif ! $plain_ok; then
+	ktap_result fail "$name" "make with the default flags failed"
+elif ! out=$(lib_make "$work/plain" install DESTDIR="$stage" PREFIX=/usr 2>&1); then
+	printf '%s\n' "$out" | tail -n 20 | ktap_diag
+	ktap_result fail "$name" "make install failed"
+else
+	problems=()
+	for f in include/addrres.h lib/libaddrres.a lib/libaddrres.so.0.1.0 \
+		lib/pkgconfig/libaddrres.pc; do
+		[ -f "$usr/$f" ] && [ ! -L "$usr/$f" ] || problems+=("no file usr/$f")
+	done
+	[ "$(readlink "$usr/lib/libaddrres.so.0" || true)" = libaddrres.so.0.1.0 ] ||
+		problems+=("usr/lib/libaddrres.so.0 is not a link to libaddrres.so.0.1.0")
+	[ "$(readlink "$usr/lib/libaddrres.so" || true)" = libaddrres.so.0 ] ||
+		problems+=("usr/lib/libaddrres.so is not a link to libaddrres.so.0")
+	soname=$(readelf -d "$usr/lib/libaddrres.so.0.1.0" 2>/dev/null |
+		sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
+	[ "$soname" = libaddrres.so.0 ] || problems+=("soname \"$soname\", not libaddrres.so.0")
+	grep -qx 'prefix=/usr' "$usr/lib/pkgconfig/libaddrres.pc" 2>/dev/null ||
+		problems+=("libaddrres.pc does not say prefix=/usr")
+
+	# The staged files, through the .pc: its prefix moved to the stage.
+	export PKG_CONFIG_PATH=$usr/lib/pkgconfig
+	pc=(pkg-config --define-variable=prefix="$usr")
+	pcdir=$("${pc[@]}" --variable=pcfiledir libaddrres 2>&1 || true)
+	[ "$pcdir" = "$usr/lib/pkgconfig" ] || problems+=("pkg-config found libaddrres in \"$pcdir\"")
+	version=$("${pc[@]}" --modversion libaddrres 2>&1 || true)
+	[ "$version" = 0.1.0 ] || problems+=("pkg-config --modversion: \"$version\"")
+	flags=()
+	if ! out=$("${pc[@]}" --cflags --libs libaddrres 2>&1); then
+		problems+=("pkg-config --cflags --libs failed: $out")
+	elif read -r -a flags <<<"$out" && [ "${flags[*]}" != "-I$usr/include -L$usr/lib -laddrres" ]; then
+		problems+=("pkg-config --cflags --libs: \"$out\"")
+	else
+		cat >"$work/tiny.c" <<-'EOF'
+		#include <addrres.h>
+		#include <stdio.h>
+
+		int main(int argc, char **argv)
+		{
+			const struct addrres_ksym *sym;
+			struct addrres_ksyms *ks;
+			uint64_t off;
+
+			if (argc != 3)
+				return 2;
+			ADDRRES_OPTS(addrres_ksyms_opts, opts, .kallmodsyms_path = argv[1],
+				     .modules_path = argv[2]);
+			if (addrres_ksyms__open(&opts, &ks) ||
+			    addrres_ksyms__find_addr(ks, 0xffffffff81000050ULL, &sym, &off))
+				return 1;
+			printf("%s+0x%llx\n", sym->name, (unsigned long long)off);
+			addrres_ksyms__free(ks);
+			return 0;
+		}
+		EOF
+		if ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" -o "$work/tiny" "$work/tiny.c" \
+			"${flags[@]}" 2>&1); then
+			problems+=("the program does not build: $(printf '%s' "$out" | head -n 3)")
+		elif ! readelf -d "$work/tiny" | grep -q 'Shared library: \[libaddrres.so.0\]'; then
+			problems+=("the program does not use libaddrres.so.0")
+		elif ! out=$(LD_LIBRARY_PATH=$usr/lib "$work/tiny" "$HERE/fixtures/kallmodsyms" \
+			"$HERE/fixtures/modules" 2>&1); then
+			problems+=("the program failed: $out")
+		elif [ "$out" != "__startup_64+0x10" ]; then
+			problems+=("the program printed \"$out\", not __startup_64+0x10")
+		fi
+	fi
+	if [ ${#problems[@]} = 0 ]; then
+		ktap_result ok "$name"
+	else
+		printf '%s\n' "${problems[@]}" | ktap_diag
+		ktap_result fail "$name" "${problems[0]}"
+	fi
+fi
