@@ -67,7 +67,7 @@ EOF2
 # QEMU aborts at once); otherwise TCG.  A start that prints nothing is
 # retried on TCG, and the build dir remembers not to try KVM again.
 kvm_unusable=$BUILD_DIR/kvm-unusable
-accels=("-accel tcg -cpu $ARCH_QEMU_CPU")
+accels=("-accel tcg${ARCH_TCG_OPTS:+,$ARCH_TCG_OPTS} -cpu $ARCH_QEMU_CPU")
 if [ "$ARCH_KVM" = yes ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] && [ ! -f "$kvm_unusable" ]; then
 	accels=("-accel kvm -cpu host" "${accels[@]}")
 fi
