@@ -3,11 +3,16 @@
  * libaddrres: turn addresses into names, for the authors of profilers,
  * tracers and trace decoders.
  *
- * This part of the library resolves kernel addresses: it reads
- * /proc/kallmodsyms (kallsyms with the built-in modules and, where a name
- * is ambiguous, the object file of each kernel text symbol) or, on kernels
- * without it, /proc/kallsyms, and answers "which symbol holds this
- * address" and "where is the symbol of this name".
+ * Two parts so far:
+ *  - kernel symbols: it reads /proc/kallmodsyms (kallsyms with the
+ *    built-in modules and, where a name is ambiguous, the object file of
+ *    each kernel text symbol) or, on kernels without it, /proc/kallsyms,
+ *    and answers "which symbol holds this address" and "where is the
+ *    symbol of this name";
+ *  - process addresses: the VMA (range, permissions, file, offset, build
+ *    ID) that holds each of a batch of a process's addresses, with the
+ *    PROCMAP_QUERY ioctl on /proc/PID/maps or, on kernels without it,
+ *    from the file's text.
  *
  * Conventions (those of libbpf):
  *  - functions are named object__verb: addrres_ksyms__open() acts on a
@@ -19,6 +24,8 @@
  *    be appended without breaking callers built against older headers;
  *  - a set of symbols, once opened, is read-only: every lookup function
  *    may be called from several threads at once on the same set.
+ *    A process's maps (struct addrres_procmaps) are not: each batch
+ *    replaces the results of the last, so one thread at a time uses it.
  */
 #ifndef ADDRRES_H
 #define ADDRRES_H
@@ -316,6 +323,247 @@ LIBADDRRES_API int addrres_ksyms__find_name(const struct addrres_ksyms *ks,
  */
 LIBADDRRES_API int addrres_ksym__format(const struct addrres_ksym *sym,
 					char *buf, size_t size);
+
+/* ------------------------------------------------------------------------
+ * Process addresses: the VMAs of /proc/PID/maps
+ */
+
+/*
+ * Flags of a VMA (&addrres_vma.flags): the permissions of its maps line.
+ * The values are those of PROCMAP_QUERY_VMA_* in <linux/fs.h> (Linux
+ * 6.11 and this project's 6.1 series), so that a caller used to the
+ * ioctl may test either.
+ */
+#define ADDRRES_VMA_READABLE	0x01	/* "r" */
+#define ADDRRES_VMA_WRITABLE	0x02	/* "w" */
+#define ADDRRES_VMA_EXECUTABLE	0x04	/* "x" */
+#define ADDRRES_VMA_SHARED	0x08	/* "s" (MAP_SHARED); "p" without it */
+
+/* The longest build ID the kernel reports, and so the library (bytes). */
+#define ADDRRES_BUILD_ID_MAX	20
+
+/**
+ * enum addrres_procmaps_method - how a process's VMAs are looked up
+ * @ADDRRES_PROCMAPS_METHOD_AUTO: the PROCMAP_QUERY ioctl while a batch
+ *	needs few queries, the text otherwise, or when the kernel has no
+ *	ioctl (see addrres_procmaps__resolve()).  The default.
+ * @ADDRRES_PROCMAPS_METHOD_IOCTL: only the PROCMAP_QUERY ioctl on the maps
+ *	file (Linux 6.11, or 6.1 with this project's series): one query per
+ *	VMA that the batch touches.  Fails with -ENOTTY on other kernels.
+ * @ADDRRES_PROCMAPS_METHOD_TEXT: only the text of the maps file, read
+ *	from its start up to the line of the batch's highest address.
+ */
+enum addrres_procmaps_method {
+	ADDRRES_PROCMAPS_METHOD_AUTO = 0,
+	ADDRRES_PROCMAPS_METHOD_IOCTL = 1,
+	ADDRRES_PROCMAPS_METHOD_TEXT = 2,
+};
+
+/**
+ * struct addrres_procmaps_opts - what addrres_procmaps__open() opens, and how
+ * @sz: sizeof(struct addrres_procmaps_opts), as the caller was compiled
+ *	(ADDRRES_OPTS() sets it); the rules of &addrres_ksyms_opts.sz.
+ * @pid: the process; 0: the caller's own (/proc/self/maps).
+ * @maps_fd: if above 0, an open /proc/PID/maps file (of @pid, which then
+ *	only serves to find the mapped files of build IDs) used instead of
+ *	opening one.  The library does not close it, and moves its file
+ *	offset.  0, the default, opens the file (an fd 0 cannot be given).
+ * @maps_path: if not NULL (and @maps_fd is 0), the file opened instead of
+ *	/proc/PID/maps, a copy of its text: for tests and for maps saved by
+ *	a tracer.  On a regular file the ioctl fails with ENOTTY, so AUTO
+ *	reads the text and IOCTL fails.
+ * @method: ADDRRES_PROCMAPS_METHOD_AUTO (0, the default), _IOCTL or _TEXT.
+ * @build_ids: also find each file-backed VMA's GNU build ID: the ioctl
+ *	asks the kernel for it; the text path reads the mapped file's
+ *	PT_NOTE segments with libelf (a library built with LIBELF=0 finds
+ *	none on the text path).
+ * @text_read_size: bytes per read() of the maps text; 0: 64 KiB.
+ * @errbuf: if not NULL, where addrres_procmaps__open() and, later,
+ *	addrres_procmaps__resolve() put a message, NUL terminated and cut
+ *	to @errbuf_sz bytes, saying why they failed: "path:line: what is
+ *	wrong" for a malformed maps line, otherwise "path: reason".  Set to
+ *	"" on success.  It must stay valid until addrres_procmaps__free().
+ * @errbuf_sz: the size of @errbuf in bytes.
+ *
+ * The struct may grow at its end in later versions.
+ */
+struct addrres_procmaps_opts {
+	size_t sz;
+	int pid;
+	int maps_fd;
+	const char *maps_path;
+	enum addrres_procmaps_method method;
+	bool build_ids;
+	size_t text_read_size;
+	char *errbuf;
+	size_t errbuf_sz;
+};
+
+/**
+ * struct addrres_vma - one VMA of a process: one line of its maps file
+ * @start: its first address.
+ * @end: the address past its last byte.
+ * @offset: the offset in the mapped file of @start; 0 if anonymous.
+ * @inode: the mapped file's inode number; 0 if anonymous.
+ * @dev_major: the major number of the mapped file's device; 0 if anonymous.
+ * @dev_minor: its minor number.
+ * @flags: ADDRRES_VMA_READABLE, _WRITABLE, _EXECUTABLE, _SHARED.
+ * @name: what the kernel names the VMA, "" if nothing: the path of the
+ *	mapped file (with " (deleted)" after it if the file was removed);
+ *	"[heap]", "[stack]", "[vdso]", "[vvar]", "[anon:NAME]" (named with
+ *	PR_SET_VMA_ANON_NAME) and so on.  The path is the file's real name,
+ *	as the ioctl gives it: where the maps text shows a newline of a path
+ *	as "\012", the text path turns it back into "\n".
+ * @build_id: the file's GNU build ID, @build_id_size bytes; NULL if not
+ *	asked for (&addrres_procmaps_opts.build_ids), not an ELF file, or
+ *	without one, or when the kernel (ioctl) or the library (text) could
+ *	not read it.
+ * @build_id_size: its size in bytes, 1 to ADDRRES_BUILD_ID_MAX; 0 if none.
+ *
+ * The library owns these structs and their strings: they live until the
+ * next addrres_procmaps__resolve() on the same set, or its free.  Do not
+ * allocate or copy the struct itself: fields may be appended.
+ */
+struct addrres_vma {
+	uint64_t start;
+	uint64_t end;
+	uint64_t offset;
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t flags;
+	const char *name;
+	const unsigned char *build_id;
+	size_t build_id_size;
+};
+
+/**
+ * struct addrres_procmaps_stats - what the last addrres_procmaps__resolve() did
+ * @sz: sizeof(struct addrres_procmaps_stats), as the caller was compiled
+ *	(ADDRRES_OPTS() sets it): the library fills only the fields that fit.
+ * @method: ADDRRES_PROCMAPS_METHOD_IOCTL if the ioctl answered every
+ *	address, ADDRRES_PROCMAPS_METHOD_TEXT if the text answered some (all
+ *	of them, or those left when AUTO switched); AUTO before any resolve.
+ * @ioctl_queries: PROCMAP_QUERY ioctls issued.
+ * @text_lines: maps lines read (the text parse stops after the line of
+ *	the highest address).
+ * @vmas: the distinct VMAs that hold the batch's addresses.
+ * @ioctl_unsupported: the kernel answered the ioctl with ENOTTY (it has no
+ *	PROCMAP_QUERY, or the file is not a maps file), now or in an earlier
+ *	resolve of the set: AUTO no longer tries it.
+ */
+struct addrres_procmaps_stats {
+	size_t sz;
+	enum addrres_procmaps_method method;
+	size_t ioctl_queries;
+	size_t text_lines;
+	size_t vmas;
+	bool ioctl_unsupported;
+};
+
+/* The maps file of a process, opened, and the results of its last batch. */
+struct addrres_procmaps;
+
+/**
+ * addrres_procmaps__open() - open a process's maps file
+ * @opts: which process and method, and where to put an error message; NULL
+ *	for the caller's own process, AUTO, no build IDs
+ * @pmp: where to store the new set; set to NULL on failure
+ *
+ * Opens /proc/PID/maps (or takes &addrres_procmaps_opts.maps_fd, or opens
+ * &addrres_procmaps_opts.maps_path); nothing is read yet.  The file stays
+ * open: each addrres_procmaps__resolve() sees the VMAs of that moment.
+ * The maps file may be read only by the process itself and by those that
+ * may ptrace it.
+ *
+ * A set is used by one thread at a time: addrres_procmaps__resolve()
+ * replaces the results of the previous call.
+ *
+ * Return: 0 on success; -EINVAL for invalid @opts or @pmp; -ENOMEM; or the
+ * negative errno of opening the file (-ENOENT: no such process, -EACCES).
+ */
+LIBADDRRES_API int addrres_procmaps__open(const struct addrres_procmaps_opts *opts,
+					  struct addrres_procmaps **pmp);
+
+/**
+ * addrres_procmaps__free() - close the maps file, free the set and its results
+ * @pm: the set; NULL is allowed and does nothing
+ *
+ * A &addrres_procmaps_opts.maps_fd given by the caller is left open.
+ */
+LIBADDRRES_API void addrres_procmaps__free(struct addrres_procmaps *pm);
+
+/**
+ * addrres_procmaps__resolve() - the VMA of each of a batch of addresses
+ * @pm: the set
+ * @addrs: the addresses, in any order, repeated or not
+ * @n: the number of @addrs; 0 is allowed
+ * @vmas: where to store, for each of @addrs, its VMA, or NULL if the
+ *	address is not mapped; @n entries.  Addresses of one VMA get the
+ *	same pointer.
+ *
+ * The addresses are sorted (a copy; an already sorted batch is not sorted
+ * again) and walked in order:
+ *
+ *  - the ioctl asks PROCMAP_QUERY for the VMA covering the lowest address
+ *    not yet placed, or the next one above it
+ *    (PROCMAP_QUERY_COVERING_OR_NEXT_VMA): each answer places every
+ *    address up to that VMA's end, so a VMA is queried once however many
+ *    addresses it holds, and a gap costs nothing more;
+ *  - the text is read line by line, each line placing the addresses below
+ *    its end, and reading stops once the highest address is placed.  A
+ *    line is checked in full where it holds an address, and up to its
+ *    range otherwise.
+ *
+ * AUTO starts with the ioctl.  A query costs far less than the whole text
+ * but each VMA touched costs one, so a batch spread over many VMAs is
+ * cheaper to read as text: after 64 queries, if addresses are left, AUTO
+ * places them with one text pass (the ioctl's answers so far are kept:
+ * both give the same VMAs).  It also reads the text when the kernel
+ * answers ENOTTY (no PROCMAP_QUERY) or ENAMETOOLONG (the ioctl returns
+ * names up to PATH_MAX only).
+ *
+ * Both methods give the same VMAs, with two exceptions: a file's path that
+ * has "\012" in it is taken for a newline by the text path (the kernel
+ * does not escape the backslash, so the text cannot tell them apart), and
+ * a build ID may be missing from the ioctl's answer where the kernel could
+ * not read it from the page cache.  The x86_64 [vsyscall] page is not a
+ * VMA of the process (PROCMAP_QUERY does not see it): the text path skips
+ * its line too.
+ *
+ * Return: 0 on success; -EINVAL for invalid arguments or a malformed maps
+ * line (the message in &addrres_procmaps_opts.errbuf names the file and
+ * the line); -ENOMEM; -ENOTTY for METHOD_IOCTL on a kernel without
+ * PROCMAP_QUERY; -EPROTO for an answer of the ioctl that makes no sense;
+ * or the negative errno of reading the file (-ESRCH: the process is
+ * gone).  On failure every entry of @vmas is NULL.
+ */
+LIBADDRRES_API int addrres_procmaps__resolve(struct addrres_procmaps *pm,
+					     const uint64_t *addrs, size_t n,
+					     const struct addrres_vma **vmas);
+
+/**
+ * addrres_procmaps__method() - which method answered the last batch
+ * @pm: the set
+ *
+ * Return: the &addrres_procmaps_stats.method of the last
+ * addrres_procmaps__resolve(): ADDRRES_PROCMAPS_METHOD_IOCTL or
+ * ADDRRES_PROCMAPS_METHOD_TEXT; ADDRRES_PROCMAPS_METHOD_AUTO before the
+ * first batch, or if @pm is NULL.
+ */
+LIBADDRRES_API enum addrres_procmaps_method
+addrres_procmaps__method(const struct addrres_procmaps *pm);
+
+/**
+ * addrres_procmaps__stats() - what the last batch cost, and how it was answered
+ * @pm: the set
+ * @stats: where to store it; its &addrres_procmaps_stats.sz must be set
+ *
+ * Return: 0 on success; -EINVAL if @pm or @stats is NULL or @stats->sz is
+ * smaller than a size_t or larger than 4096.
+ */
+LIBADDRRES_API int addrres_procmaps__stats(const struct addrres_procmaps *pm,
+					   struct addrres_procmaps_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # libaddrres (the userspace library in libaddrres/), on the host:
-#  1. built with ASan and UBSan, its unit tests (test_ksyms.c on the
-#     samples of fixtures/) linked against the static library and run;
-#     their cases are this test's subtests;
+#  1. built with ASan and UBSan, its unit tests (test_ksyms.c and
+#     test_procmaps.c, on the samples of fixtures/ and, for the latter,
+#     on this very process) linked against the static library and run;
+#     their cases are this test's subtests (one step per program);
 #  2. built with its default flags, the shared library exports exactly
 #     the functions addrres.h declares, all named addrres_*;
 #  3. `make install DESTDIR=... PREFIX=/usr` lays out the header, the
@@ -26,33 +27,49 @@ lib_make() {
 	nice make -s -C "$LIB" OUTPUT="$out" CC="$HOST_CC" "$@"
 }
 
-ktap_plan 3
+ktap_plan 4
 
 # --- 1. unit tests, with sanitizers ---------------------------------------
 
-name="libaddrres: unit tests (test_ksyms)"
-if ! out=$(lib_make "$work/san" EXTRA_CFLAGS="${CFLAGS_SANITIZE[*]}" 2>&1); then
-	printf '%s\n' "$out" | tail -n 20 | ktap_diag
-	ktap_result fail "$name" "make of the library with sanitizers failed"
-elif ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" "${CFLAGS_SANITIZE[@]}" -I "$LIB/include" \
-	-o "$work/test_ksyms" "$HERE/test_ksyms.c" "$work/san/libaddrres.a" 2>&1); then
-	printf '%s\n' "$out" | tail -n 20 | ktap_diag
-	ktap_result fail "$name" "compiling test_ksyms.c failed"
-else
+# Build and run the unit test program $1 (tests/libaddrres/$1.c), linked
+# with the rest of the arguments after the static library.
+unit_test() {
+	local prog=$1 name="libaddrres: unit tests ($1)" out rc
+	shift
+	if [ -n "$san_failed" ]; then
+		ktap_result fail "$name" "make of the library with sanitizers failed"
+		return
+	fi
+	if ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" "${CFLAGS_SANITIZE[@]}" -I "$LIB/include" \
+		-o "$work/$prog" "$HERE/$prog.c" "$work/san/libaddrres.a" "$@" 2>&1); then
+		printf '%s\n' "$out" | tail -n 20 | ktap_diag
+		ktap_result fail "$name" "compiling $prog.c failed"
+		return
+	fi
+	rm -rf "$work/scratch"
 	mkdir "$work/scratch"
 	rc=0
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		"$work/test_ksyms" "$HERE/fixtures" "$work/scratch" \
-		>"$work/unit.ktap" 2>"$work/unit.err" || rc=$?
+		"$work/$prog" "$HERE/fixtures" "$work/scratch" \
+		>"$work/$prog.ktap" 2>"$work/$prog.err" || rc=$?
 	# One level down: the summary counts the cases.
-	sed 's/^/    /' "$work/unit.ktap"
-	if [ "$rc" = 0 ] && [ ! -s "$work/unit.err" ]; then
+	sed 's/^/    /' "$work/$prog.ktap"
+	if [ "$rc" = 0 ] && [ ! -s "$work/$prog.err" ]; then
 		ktap_result ok "$name"
 	else
-		head -n 40 "$work/unit.err" | ktap_diag
+		head -n 40 "$work/$prog.err" | ktap_diag
 		ktap_result fail "$name" "exit $rc, or a sanitizer's report"
 	fi
+}
+
+san_failed=
+if ! out=$(lib_make "$work/san" EXTRA_CFLAGS="${CFLAGS_SANITIZE[*]}" 2>&1); then
+	printf '%s\n' "$out" | tail -n 20 | ktap_diag
+	san_failed=1
 fi
+unit_test test_ksyms
+# The text path reads build IDs with libelf.
+unit_test test_procmaps -lelf
 
 # --- 2. exports ------------------------------------------------------------
 
