@@ -18,106 +18,10 @@
 #include <string.h>
 
 #include "addrres.h"
-
-static const char *fixtures_dir, *scratch_dir;
+#include "unit.h"
 
 /* The number of lines of fixtures/kallmodsyms (and kallsyms, restricted). */
 #define FIXTURE_SYMS 29
-
-struct test {
-	const char *name;
-	void (*fn)(struct test *t, const void *arg);
-	const void *arg;
-	/* the outcome */
-	bool failed, skipped;
-	char why[1024];
-};
-
-static void note(struct test *t, bool skip, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void note(struct test *t, bool skip, int line, const char *fmt, ...)
-{
-	char msg[900];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (skip) {
-		t->skipped = true;
-		snprintf(t->why, sizeof(t->why), "%s", msg);
-	} else {
-		t->failed = true;
-		snprintf(t->why, sizeof(t->why), "line %d: %s", line, msg);
-	}
-}
-
-/* End the case: failed, or skipped. */
-#define FAIL(t, ...) do { note(t, false, __LINE__, __VA_ARGS__); goto out; } while (0)
-#define SKIP(t, ...) do { note(t, true, __LINE__, __VA_ARGS__); goto out; } while (0)
-
-#define CHECK(t, cond) do { if (!(cond)) FAIL(t, "%s", #cond); } while (0)
-
-/* Error codes by name: "-ENOTUNIQ" reads better than -76. */
-static const char *err_name(long long err)
-{
-	static char buf[4][32];
-	static int n;
-	const char *name;
-
-	if (err >= 0 || err < -4095 || !(name = strerrorname_np((int)-err))) {
-		n = (n + 1) % 4;
-		snprintf(buf[n], sizeof(buf[n]), "%lld", err);
-		return buf[n];
-	}
-	n = (n + 1) % 4;
-	snprintf(buf[n], sizeof(buf[n]), "-%s", name);
-	return buf[n];
-}
-
-#define CHECK_ERR(t, expr, want) do {						\
-	long long got_ = (expr), want_ = (want);				\
-	if (got_ != want_)							\
-		FAIL(t, "%s returned %s, want %s", #expr, err_name(got_), err_name(want_)); \
-} while (0)
-
-#define CHECK_INT(t, expr, want) do {						\
-	long long got_ = (long long)(expr), want_ = (long long)(want);		\
-	if (got_ != want_)							\
-		FAIL(t, "%s = %lld, want %lld", #expr, got_, want_);		\
-} while (0)
-
-#define CHECK_U64(t, expr, want) do {						\
-	unsigned long long got_ = (expr), want_ = (want);			\
-	if (got_ != want_)							\
-		FAIL(t, "%s = 0x%llx, want 0x%llx", #expr, got_, want_);	\
-} while (0)
-
-#define CHECK_STR(t, expr, want) do {						\
-	const char *got_ = (expr), *want_ = (want);				\
-	if (!got_ || strcmp(got_, want_))					\
-		FAIL(t, "%s = \"%.200s\", want \"%.200s\"", #expr,		\
-		     got_ ? got_ : "(null)", want_);				\
-} while (0)
-
-/*
- * A path in a directory, in one of 8 buffers used in turn: valid until 8
- * more calls; copy it to keep it longer.
- */
-static const char *path_in(const char *dir, const char *name)
-{
-	static char buf[8][PATH_MAX];
-	static int n;
-
-	n = (n + 1) % 8;
-	snprintf(buf[n], sizeof(buf[n]), "%s/%s", dir, name);
-	return buf[n];
-}
-
-static const char *fixture(const char *name)
-{
-	return path_in(fixtures_dir, name);
-}
 
 /*
  * Open fixture files by name (NULL: one that does not exist); the error
@@ -1191,7 +1095,7 @@ static struct test tests[64] = {
 int main(int argc, char **argv)
 {
 	static char names[sizeof(corrupt_cases) / sizeof(corrupt_cases[0])][128];
-	size_t n = 0, failed = 0;
+	size_t n = 0;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s FIXTURES_DIR SCRATCH_DIR\n", argv[0]);
@@ -1214,21 +1118,5 @@ int main(int argc, char **argv)
 		n++;
 	}
 
-	printf("TAP version 13\n1..%zu\n", n);
-	fflush(stdout);
-	for (size_t i = 0; i < n; i++) {
-		struct test *t = &tests[i];
-
-		t->fn(t, t->arg);
-		if (t->failed) {
-			failed++;
-			printf("not ok %zu %s # %s\n", i + 1, t->name, t->why);
-		} else if (t->skipped) {
-			printf("ok %zu %s # SKIP %s\n", i + 1, t->name, t->why);
-		} else {
-			printf("ok %zu %s\n", i + 1, t->name);
-		}
-		fflush(stdout);
-	}
-	return failed ? 1 : 0;
+	return run_tests(tests, n);
 }
