@@ -98,6 +98,12 @@ enum addrres_ksyms_source {
  *	malformed line "path:line: what is wrong", otherwise "path: reason".
  *	Set to "" on success.
  * @errbuf_sz: the size of @errbuf in bytes.
+ * @source: which file to read: 0 (the default), the kallmodsyms file or,
+ *	if it does not exist, the kallsyms file; ADDRRES_KSYMS_SOURCE_KALLMODSYMS,
+ *	only the kallmodsyms file (-ENOENT if it does not exist: for a caller
+ *	that needs the annotations); ADDRRES_KSYMS_SOURCE_KALLSYMS, only the
+ *	kallsyms file, even where kallmodsyms exists (to compare the two, or
+ *	to test the fallback).
  *
  * The struct may grow at its end in later versions.
  */
@@ -108,6 +114,7 @@ struct addrres_ksyms_opts {
 	const char *modules_path;
 	char *errbuf;
 	size_t errbuf_sz;
+	enum addrres_ksyms_source source;
 };
 
 /**
@@ -155,7 +162,8 @@ struct addrres_ksyms;
  * @ksp: where to store the new set; set to NULL on failure
  *
  * Reads the kallmodsyms file or, if it does not exist (ENOENT), the
- * kallsyms file; addrres_ksyms__source() says which.  Lines may be of any
+ * kallsyms file (unless &addrres_ksyms_opts.source asks for one of them);
+ * addrres_ksyms__source() says which.  Lines may be of any
  * length.  Each line must be "ADDRESS TYPE NAME", optionally followed by
  * a tab and an annotation:
  *

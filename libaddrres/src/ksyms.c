@@ -528,7 +528,7 @@ int addrres_ksyms__open(const struct addrres_ksyms_opts *opts, struct addrres_ks
 	const char *kallmodsyms, *kallsyms, *modules, *path;
 	struct libaddrres_strmap loaded = { 0 };
 	struct libaddrres_arena loaded_names = { 0 };
-	enum addrres_ksyms_source source = ADDRRES_KSYMS_SOURCE_KALLMODSYMS;
+	enum addrres_ksyms_source source, wanted;
 	struct addrres_ksyms *ks;
 	struct parser p = { 0 };
 	char ebuf[128];
@@ -551,6 +551,11 @@ int addrres_ksyms__open(const struct addrres_ksyms_opts *opts, struct addrres_ks
 	kallmodsyms = LIBADDRRES_OPTS_GET(opts, kallmodsyms_path, NULL);
 	kallsyms = LIBADDRRES_OPTS_GET(opts, kallsyms_path, NULL);
 	modules = LIBADDRRES_OPTS_GET(opts, modules_path, NULL);
+	wanted = LIBADDRRES_OPTS_GET(opts, source, 0);
+	if (wanted && wanted != ADDRRES_KSYMS_SOURCE_KALLMODSYMS &&
+	    wanted != ADDRRES_KSYMS_SOURCE_KALLSYMS)
+		return libaddrres_err(&eb, -EINVAL, "addrres_ksyms_opts: unknown source %d",
+				      (int)wanted);
 	if (!kallmodsyms)
 		kallmodsyms = "/proc/kallmodsyms";
 	if (!kallsyms)
@@ -558,16 +563,17 @@ int addrres_ksyms__open(const struct addrres_ksyms_opts *opts, struct addrres_ks
 	if (!modules)
 		modules = "/proc/modules";
 
-	path = kallmodsyms;
+	source = wanted ? wanted : ADDRRES_KSYMS_SOURCE_KALLMODSYMS;
+	path = source == ADDRRES_KSYMS_SOURCE_KALLMODSYMS ? kallmodsyms : kallsyms;
 	f = fopen(path, "re");
-	if (!f && errno == ENOENT) {
+	if (!f && errno == ENOENT && !wanted) {
 		path = kallsyms;
 		source = ADDRRES_KSYMS_SOURCE_KALLSYMS;
 		f = fopen(path, "re");
 	}
 	if (!f) {
 		err = -errno;
-		if (err == -ENOENT)
+		if (err == -ENOENT && !wanted)
 			return libaddrres_err(&eb, err, "%s: %s (and so is %s)", kallmodsyms,
 					      libaddrres_strerror(err, ebuf, sizeof(ebuf)), kallsyms);
 		return libaddrres_err(&eb, err, "%s: %s", path,

@@ -636,6 +636,64 @@ out:
 	addrres_ksyms__free(ks);
 }
 
+/* opts.source: one file only, whether or not the other exists. */
+static int open_source(struct addrres_ksyms **ks, const char *kallmodsyms,
+		       enum addrres_ksyms_source source, char *msg, size_t msg_sz)
+{
+	ADDRRES_OPTS(addrres_ksyms_opts, opts,
+		.kallmodsyms_path = fixture(kallmodsyms),
+		.kallsyms_path = fixture("kallsyms"),
+		.modules_path = fixture("modules"),
+		.errbuf = msg,
+		.errbuf_sz = msg_sz,
+		.source = source,
+	);
+
+	return addrres_ksyms__open(&opts, ks);
+}
+
+static void test_source_kallsyms_forced(struct test *t, const void *arg)
+{
+	struct addrres_ksyms *ks = NULL;
+	char msg[256];
+	struct found f;
+
+	(void)arg;
+	/* kallmodsyms exists, and is not read */
+	CHECK_ERR(t, open_source(&ks, "kallmodsyms", ADDRRES_KSYMS_SOURCE_KALLSYMS,
+				 msg, sizeof(msg)), 0);
+	CHECK_INT(t, addrres_ksyms__source(ks), ADDRRES_KSYMS_SOURCE_KALLSYMS);
+	CHECK_FIND(t, f, ks, "uncore_msr_box_offset", -ENOTUNIQ, 3);
+out:
+	addrres_ksyms__free(ks);
+}
+
+static void test_source_kallmodsyms_required(struct test *t, const void *arg)
+{
+	struct addrres_ksyms *ks = (void *)1;
+	char msg[256];
+
+	(void)arg;
+	CHECK_ERR(t, open_source(&ks, "kallmodsyms", ADDRRES_KSYMS_SOURCE_KALLMODSYMS,
+				 msg, sizeof(msg)), 0);
+	CHECK_INT(t, addrres_ksyms__source(ks), ADDRRES_KSYMS_SOURCE_KALLMODSYMS);
+	addrres_ksyms__free(ks);
+	/* no fallback to the kallsyms file, which exists */
+	ks = (void *)1;
+	CHECK_ERR(t, open_source(&ks, "does-not-exist", ADDRRES_KSYMS_SOURCE_KALLMODSYMS,
+				 msg, sizeof(msg)), -ENOENT);
+	CHECK(t, ks == NULL);
+	CHECK(t, strstr(msg, "does-not-exist: ") != NULL);
+	CHECK(t, strstr(msg, "kallsyms") == NULL);
+	/* a source this library does not know */
+	CHECK_ERR(t, open_source(&ks, "kallmodsyms", 3, msg, sizeof(msg)), -EINVAL);
+	CHECK(t, ks == NULL);
+	CHECK(t, strstr(msg, "unknown source 3") != NULL);
+out:
+	if (ks != (void *)1)
+		addrres_ksyms__free(ks);
+}
+
 static void test_modules_list_missing(struct test *t, const void *arg)
 {
 	struct addrres_ksyms *ks = NULL;
@@ -1079,6 +1137,8 @@ static struct test tests[64] = {
 	CASE(test_format),
 	CASE(test_format_round_trip),
 	CASE(test_fallback_kallsyms),
+	CASE(test_source_kallsyms_forced),
+	CASE(test_source_kallmodsyms_required),
 	CASE(test_modules_list_missing),
 	CASE(test_restricted),
 	CASE(test_corrupt_modules),
