@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * addrres: the command-line face of libaddrres.
+ *
+ *   addrres kaddr [OPTIONS] [ADDR...]     kernel addresses -> symbols
+ *   addrres kname [OPTIONS] [NAME...]     kernel symbol names -> addresses
+ *   addrres maps -p PID [OPTIONS] [ADDR...]
+ *                                          a process's addresses -> VMA,
+ *                                          file offset, ELF symbol
+ *
+ * With no ADDR/NAME arguments (or "-"), they are read from standard
+ * input, separated by blanks or newlines, for batch use.  `addrres help`
+ * and addrres.1 document the options, the output and the exit codes.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <addrres.h>
+
+/* The exit codes; addrres.1 and `addrres help` list them. */
+enum exit_code {
+	EXIT_RESOLVED = 0,	/* every address or name resolved */
+	EXIT_UNRESOLVED = 1,	/* some did not (printed as such), or a name is ambiguous */
+	EXIT_USAGE = 2,		/* bad command line */
+	EXIT_MALFORMED = 3,	/* an address or name query that does not parse */
+	EXIT_NO_PROCESS = 4,	/* no such process (or it exited meanwhile) */
+	EXIT_PERMISSION = 5,	/* permission denied; the message names what grants it */
+	EXIT_NO_FEATURE = 6,	/* the kernel lacks a feature that an option requires */
+	EXIT_FAILURE_OTHER = 7,	/* anything else: I/O, a malformed /proc file, memory */
+};
+
+static const char *prog = "addrres";
+static bool quiet;	/* -q: no notes on stderr */
+
+static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* A note that does not change the outcome, such as a fallback taken. */
+#define note(...) do { if (!quiet) msg("note: " __VA_ARGS__); } while (0)
+
+/* ---- usage ---- */
+
+static const char usage_text[] =
+"Usage: addrres [-q] COMMAND [OPTIONS] [ARG...]\n"
+"\n"
+"Turn addresses into names: kernel symbols with their built-in modules\n"
+"(/proc/kallmodsyms, else /proc/kallsyms), and a process's addresses\n"
+"into mapping, file offset and ELF symbol (PROCMAP_QUERY, else the text\n"
+"of /proc/PID/maps; libdw for symbols).\n"
+"\n"
+"Commands:\n"
+"  kaddr [ADDR...]         the kernel symbol holding each address:\n"
+"                            ADDR SYMBOL+0xOFFSET [MODULE]... {OBJECT}\n"
+"  kname [NAME...]         the kernel symbols of each name, one line each:\n"
+"                            ADDR TYPE SYMBOL [MODULE]... {OBJECT}\n"
+"                          NAME may be qualified: \"NAME [MODULE] {OBJECT}\",\n"
+"                          or \"=NAME ...\" for an exact match\n"
+"  maps -p PID [ADDR...]   the mapping and ELF symbol of each address of PID:\n"
+"                            ADDR PATH+0xFILE_OFFSET SYMBOL+0xOFFSET FILE:LINE\n"
+"  help                    this text\n"
+"\n"
+"ADDR is hexadecimal, with or without 0x.  Without ADDR or NAME arguments,\n"
+"or with \"-\", they are read from standard input, separated by blanks or\n"
+"newlines.  An address that resolves to nothing prints \"??\".\n"
+"\n"
+"Options of every command:\n"
+"  -j, --json              one JSON object per line (JSON Lines) instead\n"
+"  -q, --quiet             no notes on stderr (such as a fallback taken)\n"
+"\n"
+"kaddr and kname:\n"
+"  -s, --source=WHICH      auto (kallmodsyms, else kallsyms; the default),\n"
+"                          kallmodsyms (fail if the kernel lacks it), kallsyms\n"
+"      --kallmodsyms=FILE  read FILE instead of /proc/kallmodsyms\n"
+"      --kallsyms=FILE     read FILE instead of /proc/kallsyms\n"
+"      --modules=FILE      read FILE instead of /proc/modules\n"
+"\n"
+"maps:\n"
+"  -p, --pid=PID           the process (required; 0 is addrres itself)\n"
+"  -m, --method=WHICH      auto (the default: the ioctl for batches that touch\n"
+"                          few mappings, else the text), ioctl (fail if the\n"
+"                          kernel lacks PROCMAP_QUERY), text\n"
+"  -b, --build-ids         also print each file's build ID\n"
+"  -n, --no-symbols        only the mapping and file offset, no ELF symbols\n"
+"  -L, --no-lines          no source file and line\n"
+"      --debug-dirs=DIRS   ':'-separated directories of separate debug files\n"
+"                          (default /usr/lib/debug)\n"
+"      --maps=FILE         read a saved copy of the maps text instead\n"
+"\n"
+"Exit codes:\n"
+"  0  every address or name resolved\n"
+"  1  some did not (printed as \"??\", or listed as not found), or a name is\n"
+"     ambiguous (every match is listed)\n"
+"  2  usage error\n"
+"  3  malformed address or name\n"
+"  4  no such process\n"
+"  5  permission denied (the message says which setting or capability\n"
+"     would allow it)\n"
+"  6  the kernel lacks a feature that --source or --method requires\n"
+"     (without the option, addrres falls back and says so in a note)\n"
+"  7  any other error (reading a file, a malformed line in it, memory)\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s help'.\n", prog);
+	return EXIT_USAGE;
+}
+
+/* ---- the arguments: from the command line, or from stdin ---- */
+
+struct args {
+	char **argv;		/* the command line's, when not from stdin */
+	int argc, next;
+	bool from_stdin;
+	char *line;		/* the current stdin line, split in place */
+	size_t line_cap;
+	char *save;		/* strtok_r's position in it */
+	unsigned long lineno;
+	char where[64];		/* where the last argument came from */
+};
+
+static void args__init(struct args *a, int argc, char **argv)
+{
+	memset(a, 0, sizeof(*a));
+	a->argv = argv;
+	a->argc = argc;
+	a->from_stdin = argc == 0 || (argc == 1 && !strcmp(argv[0], "-"));
+}
+
+/* The next argument, or NULL at the end (or on a read error: errno). */
+static char *args__next(struct args *a)
+{
+	char *tok;
+
+	if (!a->from_stdin) {
+		if (a->next >= a->argc)
+			return NULL;
+		snprintf(a->where, sizeof(a->where), "argument %d", a->next + 1);
+		return a->argv[a->next++];
+	}
+	for (;;) {
+		tok = a->save ? strtok_r(NULL, " \t\r\n", &a->save) : NULL;
+		if (tok) {
+			snprintf(a->where, sizeof(a->where), "stdin line %lu", a->lineno);
+			return tok;
+		}
+		errno = 0;
+		if (getline(&a->line, &a->line_cap, stdin) < 0)
+			return NULL;
+		a->lineno++;
+		tok = strtok_r(a->line, " \t\r\n", &a->save);
+		if (tok) {
+			snprintf(a->where, sizeof(a->where), "stdin line %lu", a->lineno);
+			return tok;
+		}
+		a->save = NULL;
+	}
+}
+
+/*
+ * A whole stdin line as one argument: name queries have blanks in them
+ * ("NAME [MODULE]"), so kname reads a query per line.
+ */
+static char *args__next_line(struct args *a)
+{
+	ssize_t len;
+
+	if (!a->from_stdin)
+		return args__next(a);
+	for (;;) {
+		errno = 0;
+		len = getline(&a->line, &a->line_cap, stdin);
+		if (len < 0)
+			return NULL;
+		a->lineno++;
+		while (len && isspace((unsigned char)a->line[len - 1]))
+			a->line[--len] = '\0';
+		if (len) {
+			snprintf(a->where, sizeof(a->where), "stdin line %lu", a->lineno);
+			return a->line;
+		}
+	}
+}
+
+static void args__free(struct args *a)
+{
+	free(a->line);
+}
+
+/* A read error of stdin ends the command; the end of input does not. */
+static int args__end(const struct args *a)
+{
+	if (a->from_stdin && ferror(stdin)) {
+		msg("reading standard input: %s", strerror(errno ? errno : EIO));
+		return EXIT_FAILURE_OTHER;
+	}
+	return EXIT_RESOLVED;
+}
+
+/* 1 to 16 hex digits, optionally after 0x: the whole string. */
+static bool parse_addr(const char *s, uint64_t *addr)
+{
+	uint64_t v = 0;
+	int digits = 0;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; *s; s++, digits++) {
+		if (!isxdigit((unsigned char)*s) || digits == 16)
+			return false;
+		v = v << 4 | (uint64_t)(isdigit((unsigned char)*s) ? *s - '0' :
+					tolower((unsigned char)*s) - 'a' + 10);
+	}
+	*addr = v;
+	return digits > 0;
+}
+
+static int malformed_addr(const struct args *a, const char *tok)
+{
+	msg("%s: malformed address \"%s\": expected 1 to 16 hex digits, with or without 0x",
+	    a->where, tok);
+	return EXIT_MALFORMED;
+}
+
+/* ---- output ---- */
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", stdout);
+		else if (c == '\t')
+			fputs("\\t", stdout);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_hex(const char *key, uint64_t v)
+{
+	printf("\"%s\":\"0x%" PRIx64 "\"", key, v);
+}
+
+/* ---- kernel symbols ---- */
+
+struct kernel_opts {
+	bool json;
+	struct addrres_ksyms_opts open;
+};
+
+static int kernel_opts__parse(struct kernel_opts *ko, int argc, char **argv, int *first_arg)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "source", required_argument, NULL, 's' },
+		{ "kallmodsyms", required_argument, NULL, 'K' },
+		{ "kallsyms", required_argument, NULL, 'k' },
+		{ "modules", required_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+jqs:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			ko->json = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 's':
+			if (!strcmp(optarg, "auto"))
+				ko->open.source = 0;
+			else if (!strcmp(optarg, "kallmodsyms"))
+				ko->open.source = ADDRRES_KSYMS_SOURCE_KALLMODSYMS;
+			else if (!strcmp(optarg, "kallsyms"))
+				ko->open.source = ADDRRES_KSYMS_SOURCE_KALLSYMS;
+			else
+				return usage_error("--source: \"%s\" is not auto, kallmodsyms or kallsyms",
+						   optarg);
+			break;
+		case 'K':
+			ko->open.kallmodsyms_path = optarg;
+			break;
+		case 'k':
+			ko->open.kallsyms_path = optarg;
+			break;
+		case 'M':
+			ko->open.modules_path = optarg;
+			break;
+		default:
+			return usage_error("%s: unknown option or missing argument", argv[0]);
+		}
+	}
+	*first_arg = optind;
+	return EXIT_RESOLVED;
+}
+
+/* Read a sysctl's value for a message; "?" if it cannot be read. */
+static void read_sysctl(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+
+	snprintf(buf, size, "?");
+	if (f) {
+		if (fgets(buf, (int)size, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+static void explain_restricted(void)
+{
+	char kptr[16], paranoid[16];
+
+	read_sysctl("/proc/sys/kernel/kptr_restrict", kptr, sizeof(kptr));
+	read_sysctl("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid));
+	msg("the kernel hides its symbol addresses from this user (kernel.kptr_restrict=%s, kernel.perf_event_paranoid=%s): they are shown with kptr_restrict=0 and perf_event_paranoid<=1, or to a process with CAP_SYSLOG while kptr_restrict<=1",
+	    kptr, paranoid);
+}
+
+/* Open the symbols; an exit code other than 0 on failure, after a message. */
+static int kernel__open(struct kernel_opts *ko, struct addrres_ksyms **ks)
+{
+	char err[512];
+	int ret;
+
+	ko->open.errbuf = err;
+	ko->open.errbuf_sz = sizeof(err);
+	ret = addrres_ksyms__open(&ko->open, ks);
+	if (ret == -ENOENT && ko->open.source == ADDRRES_KSYMS_SOURCE_KALLMODSYMS) {
+		msg("%s; this kernel has no /proc/kallmodsyms (CONFIG_KALLMODSYMS, a patch of the addrres series): without --source=kallmodsyms, addrres reads /proc/kallsyms",
+		    err);
+		return EXIT_NO_FEATURE;
+	}
+	if (ret == -EACCES) {
+		msg("%s", err);
+		return EXIT_PERMISSION;
+	}
+	if (ret) {
+		msg("%s", err);
+		return EXIT_FAILURE_OTHER;
+	}
+	if (!ko->open.source && addrres_ksyms__source(*ks) == ADDRRES_KSYMS_SOURCE_KALLSYMS)
+		note("no %s: read %s instead (no built-in module or object names; some names are ambiguous)",
+		     ko->open.kallmodsyms_path ?: "/proc/kallmodsyms",
+		     ko->open.kallsyms_path ?: "/proc/kallsyms");
+	if (addrres_ksyms__restricted(*ks)) {
+		explain_restricted();
+		addrres_ksyms__free(*ks);
+		*ks = NULL;
+		return EXIT_PERMISSION;
+	}
+	return EXIT_RESOLVED;
+}
+
+static void ksym__print_annotations(const struct addrres_ksym *sym)
+{
+	for (size_t i = 0; i < sym->nr_modules; i++)
+		printf(" [%s]", sym->modules[i]);
+	if (sym->object)
+		printf(" {%s}", sym->object);
+}
+
+static void ksym__print_json_fields(const struct addrres_ksym *sym)
+{
+	fputs("\"symbol\":", stdout);
+	json_str(sym->name);
+	printf(",\"type\":\"%c\",\"modules\":[", sym->type);
+	for (size_t i = 0; i < sym->nr_modules; i++) {
+		if (i)
+			putchar(',');
+		json_str(sym->modules[i]);
+	}
+	fputs("],\"object\":", stdout);
+	if (sym->object)
+		json_str(sym->object);
+	else
+		fputs("null", stdout);
+	printf(",\"loaded_module\":%s", sym->loaded_module ? "true" : "false");
+}
+
+static int cmd_kaddr(int argc, char **argv)
+{
+	struct kernel_opts ko = { .open = { .sz = sizeof(ko.open) } };
+	const struct addrres_ksym *sym;
+	struct addrres_ksyms *ks = NULL;
+	int ret, first = 0, err;
+	struct args a;
+	uint64_t addr, off;
+	char *tok;
+
+	ret = kernel_opts__parse(&ko, argc, argv, &first);
+	if (ret)
+		return ret;
+	ret = kernel__open(&ko, &ks);
+	if (ret)
+		return ret;
+	args__init(&a, argc - first, argv + first);
+	while ((tok = args__next(&a))) {
+		if (!parse_addr(tok, &addr)) {
+			ret = malformed_addr(&a, tok);
+			break;
+		}
+		err = addrres_ksyms__find_addr(ks, addr, &sym, &off);
+		if (err && err != -ENOENT) {
+			msg("0x%" PRIx64 ": %s", addr, strerror(-err));
+			ret = EXIT_FAILURE_OTHER;
+			break;
+		}
+		if (err)
+			ret = EXIT_UNRESOLVED;
+		if (ko.json) {
+			putchar('{');
+			json_hex("address", addr);
+			if (!err) {
+				putchar(',');
+				ksym__print_json_fields(sym);
+				putchar(',');
+				json_hex("offset", off);
+			} else {
+				fputs(",\"symbol\":null", stdout);
+			}
+			puts("}");
+		} else if (!err) {
+			printf("0x%" PRIx64 " %s+0x%" PRIx64, addr, sym->name, off);
+			ksym__print_annotations(sym);
+			putchar('\n');
+		} else {
+			printf("0x%" PRIx64 " ??\n", addr);
+		}
+	}
+	if (!tok && ret != EXIT_FAILURE_OTHER && args__end(&a))
+		ret = EXIT_FAILURE_OTHER;
+	args__free(&a);
+	addrres_ksyms__free(ks);
+	return ret;
+}
+
+static int cmd_kname(int argc, char **argv)
+{
+	struct kernel_opts ko = { .open = { .sz = sizeof(ko.open) } };
+	const struct addrres_ksym **syms = NULL;
+	struct addrres_ksyms *ks = NULL;
+	size_t count, cap = 0;
+	int ret, first = 0, err;
+	struct args a;
+	char *query;
+
+	ret = kernel_opts__parse(&ko, argc, argv, &first);
+	if (ret)
+		return ret;
+	ret = kernel__open(&ko, &ks);
+	if (ret)
+		return ret;
+	args__init(&a, argc - first, argv + first);
+	while ((query = args__next_line(&a))) {
+		/* Ask for the count, then for all the matches. */
+		err = addrres_ksyms__find_name(ks, query, syms, cap, &count);
+		if ((err == 0 || err == -ENOTUNIQ) && count > cap) {
+			const struct addrres_ksym **more = reallocarray(syms, count, sizeof(*syms));
+
+			if (!more) {
+				msg("out of memory");
+				ret = EXIT_FAILURE_OTHER;
+				break;
+			}
+			syms = more;
+			cap = count;
+			err = addrres_ksyms__find_name(ks, query, syms, cap, &count);
+		}
+		if (err == -EINVAL) {
+			msg("%s: malformed name query \"%s\": expected NAME, then optionally [MODULE]... and one {OBJECT}",
+			    a.where, query);
+			ret = EXIT_MALFORMED;
+			break;
+		}
+		if (err && err != -ENOENT && err != -ENOTUNIQ) {
+			msg("%s: %s", query, strerror(-err));
+			ret = EXIT_FAILURE_OTHER;
+			break;
+		}
+		if (err) {
+			ret = EXIT_UNRESOLVED;
+			if (err == -ENOTUNIQ)
+				note("\"%s\" is ambiguous: %zu symbols match; qualify it with [MODULE] or {OBJECT}",
+				     query, count);
+		}
+		if (err == -ENOENT)
+			count = 0;
+		if (ko.json) {
+			fputs("{\"query\":", stdout);
+			json_str(query);
+			printf(",\"ambiguous\":%s,\"matches\":[", err == -ENOTUNIQ ? "true" : "false");
+			for (size_t i = 0; i < count; i++) {
+				fputs(i ? ",{" : "{", stdout);
+				json_hex("address", syms[i]->addr);
+				putchar(',');
+				ksym__print_json_fields(syms[i]);
+				putchar('}');
+			}
+			puts("]}");
+		} else if (!count) {
+			printf("?? %s\n", query);
+		}
+		for (size_t i = 0; !ko.json && i < count; i++) {
+			printf("0x%" PRIx64 " %c %s", syms[i]->addr, syms[i]->type, syms[i]->name);
+			ksym__print_annotations(syms[i]);
+			putchar('\n');
+		}
+	}
+	if (!query && ret != EXIT_FAILURE_OTHER && args__end(&a))
+		ret = EXIT_FAILURE_OTHER;
+	free(syms);
+	args__free(&a);
+	addrres_ksyms__free(ks);
+	return ret;
+}
+
+/* ---- process addresses ---- */
+
+struct maps_opts {
+	bool json, build_ids, symbols, lines;
+	bool have_pid;
+	int pid;
+	const char *maps_path;
+	const char *debug_dirs;
+	enum addrres_procmaps_method method;
+};
+
+static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *first_arg)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "method", required_argument, NULL, 'm' },
+		{ "build-ids", no_argument, NULL, 'b' },
+		{ "no-symbols", no_argument, NULL, 'n' },
+		{ "no-lines", no_argument, NULL, 'L' },
+		{ "debug-dirs", required_argument, NULL, 'D' },
+		{ "maps", required_argument, NULL, 'F' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long pid;
+	int c;
+
+	mo->symbols = mo->lines = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+jqp:m:bnL", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			mo->json = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'p':
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || pid < 0 || pid > INT32_MAX)
+				return usage_error("--pid: \"%s\" is not a process ID", optarg);
+			mo->pid = (int)pid;
+			mo->have_pid = true;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "auto"))
+				mo->method = ADDRRES_PROCMAPS_METHOD_AUTO;
+			else if (!strcmp(optarg, "ioctl"))
+				mo->method = ADDRRES_PROCMAPS_METHOD_IOCTL;
+			else if (!strcmp(optarg, "text"))
+				mo->method = ADDRRES_PROCMAPS_METHOD_TEXT;
+			else
+				return usage_error("--method: \"%s\" is not auto, ioctl or text", optarg);
+			break;
+		case 'b':
+			mo->build_ids = true;
+			break;
+		case 'n':
+			mo->symbols = false;
+			break;
+		case 'L':
+			mo->lines = false;
+			break;
+		case 'D':
+			mo->debug_dirs = optarg;
+			break;
+		case 'F':
+			mo->maps_path = optarg;
+			break;
+		default:
+			return usage_error("%s: unknown option or missing argument", argv[0]);
+		}
+	}
+	if (!mo->have_pid)
+		return usage_error("maps: -p PID is required (0 for addrres itself)");
+	*first_arg = optind;
+	return EXIT_RESOLVED;
+}
+
+/* The addresses of a batch, in input order. */
+struct batch {
+	uint64_t *addrs;
+	size_t nr, cap;
+};
+
+static int batch__add(struct batch *b, uint64_t addr)
+{
+	if (b->nr == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		uint64_t *more = reallocarray(b->addrs, cap, sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		b->addrs = more;
+		b->cap = cap;
+	}
+	b->addrs[b->nr++] = addr;
+	return 0;
+}
+
+/* An exit code and a message for an errno of the maps file of @pid. */
+static int maps__error(const struct maps_opts *mo, int err, const char *detail)
+{
+	if (err == -ENOENT && !mo->maps_path) {
+		msg("no such process: %d", mo->pid);
+		return EXIT_NO_PROCESS;
+	}
+	if (err == -ESRCH) {
+		msg("process %d exited while its maps were read", mo->pid);
+		return EXIT_NO_PROCESS;
+	}
+	if (err == -EACCES || err == -EPERM) {
+		if (mo->maps_path) {
+			msg("%s", detail);
+		} else {
+			/* The kernel's ptrace_may_access(PTRACE_MODE_READ_FSCREDS); Yama does not apply to reads. */
+			msg("%s: reading another process's maps needs the same user as that process (and the process dumpable), or CAP_SYS_PTRACE",
+			    detail);
+		}
+		return EXIT_PERMISSION;
+	}
+	if (err == -ENOTTY) {
+		msg("%s: this kernel has no PROCMAP_QUERY ioctl (Linux 6.11, or 6.1 with the addrres series): without --method=ioctl, addrres reads the maps text",
+		    detail);
+		return EXIT_NO_FEATURE;
+	}
+	msg("%s", detail);
+	return EXIT_FAILURE_OTHER;
+}
+
+static void flags__format(uint32_t flags, char perms[5])
+{
+	perms[0] = flags & ADDRRES_VMA_READABLE ? 'r' : '-';
+	perms[1] = flags & ADDRRES_VMA_WRITABLE ? 'w' : '-';
+	perms[2] = flags & ADDRRES_VMA_EXECUTABLE ? 'x' : '-';
+	perms[3] = flags & ADDRRES_VMA_SHARED ? 's' : 'p';
+	perms[4] = '\0';
+}
+
+static void build_id__format(const struct addrres_vma *vma, char *buf)
+{
+	for (size_t i = 0; i < vma->build_id_size; i++)
+		sprintf(buf + 2 * i, "%02x", vma->build_id[i]);
+	buf[2 * vma->build_id_size] = '\0';
+}
+
+/* What a VMA's address is relative to: its file, or the VMA's start. */
+static uint64_t vma__offset(const struct addrres_vma *vma, uint64_t addr)
+{
+	return addr - vma->start + (vma->inode ? vma->offset : 0);
+}
+
+static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
+			     const struct addrres_vma *vma)
+{
+	char perms[5], id[2 * ADDRRES_BUILD_ID_MAX + 1];
+
+	putchar('{');
+	json_hex("address", addr);
+	if (!vma) {
+		puts(",\"vma\":null}");
+		return;
+	}
+	flags__format(vma->flags, perms);
+	fputs(",\"vma\":{", stdout);
+	json_hex("start", vma->start);
+	putchar(',');
+	json_hex("end", vma->end);
+	printf(",\"perms\":\"%s\",", perms);
+	json_hex("offset", vma->offset);
+	printf(",\"dev\":\"%02x:%02x\",\"inode\":%" PRIu64 ",\"name\":",
+	       vma->dev_major, vma->dev_minor, vma->inode);
+	json_str(vma->name);
+	if (mo->build_ids) {
+		fputs(",\"build_id\":", stdout);
+		if (vma->build_id_size) {
+			build_id__format(vma, id);
+			json_str(id);
+		} else {
+			fputs("null", stdout);
+		}
+	}
+	putchar('}');
+	if (vma->inode) {
+		putchar(',');
+		json_hex("file_offset", vma__offset(vma, addr));
+	}
+	puts("}");
+}
+
+static void maps__print_text(const struct maps_opts *mo, uint64_t addr,
+			     const struct addrres_vma *vma)
+{
+	char id[2 * ADDRRES_BUILD_ID_MAX + 1];
+
+	if (!vma) {
+		printf("0x%" PRIx64 " ??\n", addr);
+		return;
+	}
+	printf("0x%" PRIx64 " %s+0x%" PRIx64, addr, vma->name[0] ? vma->name : "[anon]",
+	       vma__offset(vma, addr));
+	if (mo->build_ids && vma->build_id_size) {
+		build_id__format(vma, id);
+		printf(" build-id=%s", id);
+	}
+	putchar('\n');
+}
+
+static int maps__resolve(const struct maps_opts *mo, struct addrres_procmaps *pm,
+			 const struct batch *b, const char *maps_name, const char *err)
+{
+	const struct addrres_vma **vmas;
+	int ret = EXIT_RESOLVED, r;
+
+	if (!b->nr)
+		return EXIT_RESOLVED;
+	vmas = calloc(b->nr, sizeof(*vmas));
+	if (!vmas) {
+		msg("out of memory");
+		return EXIT_FAILURE_OTHER;
+	}
+	r = addrres_procmaps__resolve(pm, b->addrs, b->nr, vmas);
+	if (r) {
+		ret = maps__error(mo, r, err[0] ? err : maps_name);
+		goto out;
+	}
+	for (size_t i = 0; i < b->nr; i++) {
+		if (!vmas[i])
+			ret = EXIT_UNRESOLVED;
+		if (mo->json)
+			maps__print_json(mo, b->addrs[i], vmas[i]);
+		else
+			maps__print_text(mo, b->addrs[i], vmas[i]);
+	}
+out:
+	free(vmas);
+	return ret;
+}
+
+static int cmd_maps(int argc, char **argv)
+{
+	struct maps_opts mo = { 0 };
+	struct addrres_procmaps_stats stats = { .sz = sizeof(stats) };
+	struct addrres_procmaps *pm = NULL;
+	struct batch b = { 0 };
+	char err[512], maps_name[64];
+	int ret, first = 0, r;
+	struct args a;
+	uint64_t addr;
+	char *tok;
+
+	ret = maps_opts__parse(&mo, argc, argv, &first);
+	if (ret)
+		return ret;
+	ADDRRES_OPTS(addrres_procmaps_opts, opts, .pid = mo.pid, .maps_path = mo.maps_path,
+		     .method = mo.method, .build_ids = mo.build_ids, .errbuf = err,
+		     .errbuf_sz = sizeof(err));
+	snprintf(maps_name, sizeof(maps_name), "/proc/%d/maps", mo.pid);
+
+	/* The whole input first: one batch is what the library resolves best. */
+	args__init(&a, argc - first, argv + first);
+	while ((tok = args__next(&a))) {
+		if (!parse_addr(tok, &addr)) {
+			ret = malformed_addr(&a, tok);
+			goto out;
+		}
+		if (batch__add(&b, addr)) {
+			msg("out of memory");
+			ret = EXIT_FAILURE_OTHER;
+			goto out;
+		}
+	}
+	ret = args__end(&a);
+	if (ret)
+		goto out;
+
+	r = addrres_procmaps__open(&opts, &pm);
+	if (r) {
+		ret = maps__error(&mo, r, err);
+		goto out;
+	}
+	ret = maps__resolve(&mo, pm, &b, maps_name, err);
+	if (ret <= EXIT_UNRESOLVED && mo.method == ADDRRES_PROCMAPS_METHOD_AUTO &&
+	    !mo.maps_path && !addrres_procmaps__stats(pm, &stats) && stats.ioctl_unsupported)
+		note("this kernel has no PROCMAP_QUERY ioctl: read the text of %s instead (the same answers)",
+		     maps_name);
+out:
+	addrres_procmaps__free(pm);
+	free(b.addrs);
+	args__free(&a);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} cmds[] = {
+		{ "kaddr", cmd_kaddr },
+		{ "kname", cmd_kname },
+		{ "maps", cmd_maps },
+	};
+	int first = 1;
+
+	/* Options before the command: -q, and help. */
+	while (first < argc && argv[first][0] == '-') {
+		if (!strcmp(argv[first], "-q") || !strcmp(argv[first], "--quiet")) {
+			quiet = true;
+		} else if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
+			fputs(usage_text, stdout);
+			return EXIT_RESOLVED;
+		} else if (!strcmp(argv[first], "--version")) {
+			printf("addrres (libaddrres %d.%d)\n", LIBADDRRES_MAJOR_VERSION,
+			       LIBADDRRES_MINOR_VERSION);
+			return EXIT_RESOLVED;
+		} else {
+			return usage_error("%s: unknown option", argv[first]);
+		}
+		first++;
+	}
+	if (first == argc)
+		return usage_error("no command given");
+	/* "addrres help", and -h anywhere before "--": addresses never start with '-'. */
+	for (int i = first; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") ||
+		    (i == first && !strcmp(argv[i], "help"))) {
+			fputs(usage_text, stdout);
+			return EXIT_RESOLVED;
+		}
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!strcmp(argv[first], cmds[i].name)) {
+			int ret = cmds[i].fn(argc - first, argv + first);
+
+			if (fflush(stdout) || ferror(stdout)) {
+				msg("writing the output: %s", strerror(errno));
+				return EXIT_FAILURE_OTHER;
+			}
+			return ret;
+		}
+	}
+	return usage_error("%s: unknown command", argv[first]);
+}
