@@ -30,3 +30,18 @@ else
 		ktap_result fail kselftests "the guest left no kselftest.ktap; see $VM_DIR/console.log"
 	} >"$out/5-kselftest.ktap"
 fi
+# The project's guest suites (tests/*/guest.sh), each its own KTAP file; a
+# suite that left none (or an empty one) is a failure, with its stderr.
+for suite in "$TOP"/tests/*/guest.sh; do
+	name=$(basename "$(dirname "$suite")")
+	ktap=$VM_DIR/results/guest-$name.ktap
+	if [ -s "$ktap" ]; then
+		cp "$ktap" "$out/6-guest-$name.ktap"
+	else
+		{
+			ktap_plan 1
+			tail -n 5 "$VM_DIR/results/guest-$name.err" 2>/dev/null | ktap_diag
+			ktap_result fail "guest: tests/$name/guest.sh" "it left no KTAP; see $VM_DIR/results/guest-$name.err"
+		} >"$out/6-guest-$name.ktap"
+	fi
+done

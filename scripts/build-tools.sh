@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the userspace programs the guest of ARCH runs (the demo, the
-# benchmarks) against the UAPI headers of the patched tree, into $BIN_DIR,
+# benchmarks, the addrres tool) against the UAPI headers of the patched tree, into $BIN_DIR,
 # linked with libaddrres built for ARCH (static, into $ARCH_BUILD/libaddrres).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +15,7 @@ lib_out=$ARCH_BUILD/libaddrres
 make -s -C "$TOP/libaddrres" OUTPUT="$lib_out" CC="$TARGET_CC" AR="${ARCH_CROSS_COMPILE}ar" \
 	EXTRA_CFLAGS="-isystem $OBJ/usr/include" LIBELF=0 "$lib_out/libaddrres.a" ||
 	die "cannot build libaddrres for $ARCH"
-for src in "$TOP"/demo/*.c "$TOP"/bench/*.c; do
+for src in "$TOP"/demo/*.c "$TOP"/bench/*.c "$TOP"/addrres/addrres.c; do
 	out=$BIN_DIR/$(basename "$src" .c)
 	"$TARGET_CC" "${CFLAGS_STRICT[@]}" -O2 -isystem "$OBJ/usr/include" \
 		-I "$TOP/libaddrres/include" -o "$out" "$src" "$lib_out/libaddrres.a" ||

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The addrres tool on the patched kernel, in the test guest (guest-init
+# runs every tests/*/guest.sh after the kselftests): kernel lookups
+# against /proc/kallmodsyms itself and, forced, against /proc/kallsyms;
+# a live process's addresses with the PROCMAP_QUERY ioctl and, forced,
+# with the maps text, both against the maps file; and the exit codes that
+# need this kernel or another user.  The guest's addrres is built without
+# libdw (scripts/build-tools.sh): ELF symbols are tested on the host.
+# Prints KTAP.
+set -euo pipefail
+# shellcheck source=../../scripts/ktap.sh
+. "$ADDRRES_TOP/scripts/ktap.sh"
+
+cli=$ADDRRES_BIN/addrres
+work=$(mktemp -d)
+sleeper=
+cleanup() {
+	[ -z "$sleeper" ] || kill "$sleeper" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+ktap_plan 11
+
+# compare NAME WANT_FILE GOT_FILE RC WANT_RC: one result.
+compare() {
+	local name="addrres (guest): $1"
+	if [ "$4" != "$5" ]; then
+		head -n 5 "$work/err" | ktap_diag
+		ktap_result fail "$name" "exit code $4, want $5"
+	elif ! diff -u "$2" "$3" >"$work/diff"; then
+		head -n 20 "$work/diff" | ktap_diag
+		ktap_result fail "$name" "$(grep -c '^-[^-]' "$work/diff") of $(wc -l <"$2") lines differ"
+	else
+		ktap_result ok "$name ($(wc -l <"$2") lines)"
+	fi
+}
+
+# --- kernel symbols ---------------------------------------------------------
+
+# Text symbols whose address no other line of FILE has, every 97th: what
+# `kaddr` must print for each, from the line itself (the tab before the
+# annotation becomes a space).
+expected_kaddr() { # FILE -> "ADDR<tab>expected line"
+	gawk -F'\t' '
+		{ split($1, f, " "); n[f[1]]++; line[NR] = $0 }
+		END {
+			for (i = 1; i <= NR; i++) {
+				split(line[i], p, "\t"); split(p[1], f, " ")
+				if (n[f[1]] != 1 || f[2] !~ /^[tT]$/ || i % 97) continue
+				addr = f[1]; sub(/^0+/, "", addr)
+				printf "%s\t0x%s %s+0x0%s\n", f[1], addr, f[3], p[2] == "" ? "" : " " p[2]
+			}
+		}' "$1"
+}
+
+check_kaddr() { # NAME FILE [OPTION...]
+	local name=$1 file=$2 rc=0
+	shift 2
+	expected_kaddr "$file" >"$work/expected"
+	cut -f1 "$work/expected" >"$work/addrs"
+	cut -f2 "$work/expected" >"$work/want"
+	if [ ! -s "$work/want" ]; then
+		ktap_result fail "addrres (guest): $name" "no unique text symbol in $file"
+		return
+	fi
+	"$cli" kaddr "$@" <"$work/addrs" >"$work/got" 2>"$work/err" || rc=$?
+	compare "$name" "$work/want" "$work/got" "$rc" 0
+}
+
+check_kaddr "kaddr: symbols, built-in modules and objects as /proc/kallmodsyms has them" \
+	/proc/kallmodsyms --source=kallmodsyms
+check_kaddr "kaddr --source=kallsyms (the fallback, forced): names as /proc/kallsyms has them" \
+	/proc/kallsyms --source=kallsyms
+
+# A name that kallmodsyms shows more than once, every time as a text
+# symbol with an annotation of its own.
+name="addrres (guest): kname: an ambiguous name lists every symbol and exits 1; each annotation picks one"
+gawk -F'\t' '{ split($1, f, " "); s = f[3]; n[s]++ }
+	f[2] ~ /^[tT]$/ && $2 != "" && !((s, $2) in seen) { seen[s, $2]; good[s]++ }
+	END { for (s in n) if (n[s] > 1 && good[s] == n[s]) { print s; exit } }' \
+	/proc/kallmodsyms >"$work/dup"
+dup=$(cat "$work/dup")
+if [ -z "$dup" ]; then
+	ktap_result skip "$name" "no name in /proc/kallmodsyms with two annotated text symbols"
+else
+	rc=0
+	"$cli" -q kname "$dup" >"$work/got" 2>"$work/err" || rc=$?
+	gawk -F'\t' -v s="$dup" '{ split($1, f, " ") } f[3] == s {
+		addr = f[1]; sub(/^0+/, "", addr)
+		printf "0x%s %s %s%s\n", addr, f[2], f[3], $2 == "" ? "" : " " $2 }' \
+		/proc/kallmodsyms >"$work/want"
+	problems=
+	[ "$rc" = 1 ] || problems="bare \"$dup\": exit code $rc, want 1"
+	[ -n "$problems" ] || diff -q "$work/want" "$work/got" >/dev/null ||
+		problems="bare \"$dup\": the matches differ from /proc/kallmodsyms"
+	while [ -z "$problems" ] && read -r line; do
+		# "=NAME [MOD]... {OBJ}": the exact annotation of that line.
+		query="=${line#* * }"
+		rc=0
+		got=$("$cli" kname "$query" 2>"$work/err") || rc=$?
+		[ "$rc" = 0 ] && [ "$got" = "$line" ] ||
+			problems="\"$query\": exit code $rc, printed [$got], want [$line]"
+	done <"$work/want"
+	if [ -z "$problems" ]; then
+		ktap_result ok "$name ($dup, $(wc -l <"$work/want") symbols)"
+	else
+		ktap_diag "$problems"
+		ktap_result fail "$name" "$problems"
+	fi
+fi
+
+# --- process addresses ------------------------------------------------------
+
+sleep 600 &
+sleeper=$!
+sleep_path=$(readlink -f "$(command -v sleep)")
+for _ in $(seq 100); do
+	grep -q "$sleep_path" "/proc/$sleeper/maps" 2>/dev/null && break
+	sleep 0.1
+done
+: >"$work/addrs"
+: >"$work/want"
+while read -r range _ offset _ inode path; do
+	[ "$path" = "[vsyscall]" ] && continue
+	start=$((0x${range%-*})) end=$((0x${range#*-}))
+	for a in $start $(((start + end) / 2)) $((end - 1)); do
+		rel=$((a - start))
+		[ "$inode" = 0 ] || rel=$((rel + 0x$offset))
+		printf '%x\n' "$a" >>"$work/addrs"
+		printf '0x%x %s+0x%x\n' "$a" "${path:-[anon]}" "$rel" >>"$work/want"
+	done
+done <"/proc/$sleeper/maps"
+for method in ioctl text auto; do
+	rc=0
+	"$cli" maps -p "$sleeper" --method=$method <"$work/addrs" >"$work/got" 2>"$work/err" || rc=$?
+	compare "maps --method=$method: a live process's addresses as its maps file has them" \
+		"$work/want" "$work/got" "$rc" 0
+done
+
+name="addrres (guest): maps --method=ioctl --build-ids: build IDs found, the same mappings"
+rc=0
+"$cli" maps -p "$sleeper" --method=ioctl --build-ids <"$work/addrs" >"$work/ioctl" 2>"$work/err" || rc=$?
+ids=$(grep -c ' build-id=' "$work/ioctl" || true)
+if [ "$rc" != 0 ] || [ "$ids" = 0 ]; then
+	head -n 5 "$work/err" | ktap_diag
+	ktap_result fail "$name" "exit code $rc, $ids build IDs from the ioctl"
+elif ! diff -u <(sed 's/ build-id=.*//' "$work/ioctl") "$work/want" >"$work/diff"; then
+	head -n 20 "$work/diff" | ktap_diag
+	ktap_result fail "$name" "with build IDs, the mappings differ"
+else
+	ktap_result ok "$name ($ids addresses in files with a build ID)"
+fi
+
+# --- exit codes that need this kernel or another user -----------------------
+
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+check_exit() { # NAME WANT_RC MESSAGE_ERE ("": no message) COMMAND...
+	local name="addrres (guest): $1" want_rc=$2 ere=$3 rc=0
+	shift 3
+	"$@" >/dev/null 2>"$work/err" || rc=$?
+	if [ "$rc" = "$want_rc" ] && { [ -z "$ere" ] && [ ! -s "$work/err" ] ||
+		[ -n "$ere" ] && grep -Eq -- "$ere" "$work/err"; }; then
+		ktap_result ok "$name"
+	else
+		printf 'exit %s: %s\n' "$rc" "$(head -c 300 "$work/err")" | ktap_diag
+		ktap_result fail "$name" "exit code $rc, want $want_rc and a message matching /$ere/"
+	fi
+}
+check_exit "kaddr --source=kallmodsyms: this kernel has it (exit 0)" 0 "" \
+	"$cli" kaddr --source=kallmodsyms "$(head -n 1 "$work/addrs")"
+kptr=$(cat /proc/sys/kernel/kptr_restrict)
+echo 1 >/proc/sys/kernel/kptr_restrict
+check_exit "kaddr as a user without CAP_SYSLOG, kptr_restrict=1: exit 5 naming it" 5 \
+	'kernel.kptr_restrict=1, .*CAP_SYSLOG' "${as_nobody[@]}" "$cli" kaddr ffff
+echo "$kptr" >/proc/sys/kernel/kptr_restrict
+check_exit "maps of a root process as another user: exit 5 naming CAP_SYS_PTRACE" 5 \
+	'CAP_SYS_PTRACE' "${as_nobody[@]}" "$cli" maps -p "$sleeper" 1000
+kill "$sleeper"
+wait "$sleeper" 2>/dev/null || true
+check_exit "maps of a process that exited: exit 4" 4 "no such process: $sleeper" \
+	"$cli" maps -p "$sleeper" 1000
+sleeper=
