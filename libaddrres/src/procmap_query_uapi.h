@@ -2,10 +2,10 @@
 /*
  * The PROCMAP_QUERY ioctl of /proc/PID/maps (Linux 6.11, and this
  * project's 6.1 series): from <linux/fs.h> when it has them, spelled out
- * here otherwise (Debian 12's headers are 6.1's).  The layout and numbers
- * are upstream's, checked against the patched kernel's headers by
- * tests/uapi/procmap_query_abi.c and against this copy by the
- * _Static_asserts below.
+ * here otherwise (Debian 12's headers are 6.1's).  The _Static_asserts
+ * below pin either to upstream's layout and numbers; tests/uapi/ checks
+ * that this copy and the patched kernel's installed headers agree, field
+ * by field, for each arch and its 32-bit ABI.
  */
 #ifndef LIBADDRRES_PROCMAP_QUERY_UAPI_H
 #define LIBADDRRES_PROCMAP_QUERY_UAPI_H
@@ -46,11 +46,36 @@ struct procmap_query {
 #define PROCMAP_QUERY	_IOWR('f', 17, struct procmap_query)
 #endif
 
-_Static_assert(sizeof(struct procmap_query) == 104, "procmap_query size");
-_Static_assert(offsetof(struct procmap_query, vma_name_size) == 80,
-	       "procmap_query layout");
-_Static_assert(offsetof(struct procmap_query, build_id_addr) == 96,
-	       "procmap_query layout");
-_Static_assert(PROCMAP_QUERY == 0xC0686611u, "PROCMAP_QUERY number");
+/*
+ * Upstream's numbers (Linux 6.11, include/uapi/linux/fs.h), for whichever
+ * definition is in force: a header or a copy that differs fails here.
+ */
+#define LIBADDRRES_UAPI_FIELD(field, off, sz)					\
+	_Static_assert(offsetof(struct procmap_query, field) == (off) &&	\
+		       sizeof(((struct procmap_query *)0)->field) == (sz),	\
+		       "procmap_query." #field " differs from upstream")
+LIBADDRRES_UAPI_FIELD(size, 0, 8);
+LIBADDRRES_UAPI_FIELD(query_flags, 8, 8);
+LIBADDRRES_UAPI_FIELD(query_addr, 16, 8);
+LIBADDRRES_UAPI_FIELD(vma_start, 24, 8);
+LIBADDRRES_UAPI_FIELD(vma_end, 32, 8);
+LIBADDRRES_UAPI_FIELD(vma_flags, 40, 8);
+LIBADDRRES_UAPI_FIELD(vma_page_size, 48, 8);
+LIBADDRRES_UAPI_FIELD(vma_offset, 56, 8);
+LIBADDRRES_UAPI_FIELD(inode, 64, 8);
+LIBADDRRES_UAPI_FIELD(dev_major, 72, 4);
+LIBADDRRES_UAPI_FIELD(dev_minor, 76, 4);
+LIBADDRRES_UAPI_FIELD(vma_name_size, 80, 4);
+LIBADDRRES_UAPI_FIELD(build_id_size, 84, 4);
+LIBADDRRES_UAPI_FIELD(vma_name_addr, 88, 8);
+LIBADDRRES_UAPI_FIELD(build_id_addr, 96, 8);
+#undef LIBADDRRES_UAPI_FIELD
+_Static_assert(sizeof(struct procmap_query) == 104, "procmap_query size differs from upstream");
+_Static_assert(PROCMAP_QUERY == 0xC0686611u, "PROCMAP_QUERY differs from upstream");
+_Static_assert(PROCMAP_QUERY_VMA_READABLE == 0x01 && PROCMAP_QUERY_VMA_WRITABLE == 0x02 &&
+	       PROCMAP_QUERY_VMA_EXECUTABLE == 0x04 && PROCMAP_QUERY_VMA_SHARED == 0x08 &&
+	       PROCMAP_QUERY_COVERING_OR_NEXT_VMA == 0x10 &&
+	       PROCMAP_QUERY_FILE_BACKED_VMA == 0x20,
+	       "procmap_query_flags differ from upstream");
 
 #endif /* LIBADDRRES_PROCMAP_QUERY_UAPI_H */

@@ -1,15 +1,33 @@
 #!/usr/bin/env bash
-# Compile-time ABI checks of the patched kernel's UAPI headers: each .c
-# here must compile against the headers installed for each arch, with the
-# arch's compiler and with its 32-bit (compat) compiler.  Checks the arches
+# libaddrres's copy of the PROCMAP_QUERY UAPI against the headers the
+# patched tree installs: carried_copy_matches.c must compile against each
+# arch's installed headers, with the arch's compiler and with its 32-bit
+# (compat) compiler, and must not compile against a copy with one field
+# changed (so the check can fail).  The copy itself is pinned to
+# upstream's numbers by its own _Static_asserts.  Checks the arches
 # `make check` built (CHECK_ARCHES), or every arch.  Prints KTAP.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 # shellcheck source=../../scripts/ktap.sh
 . "$TOP/scripts/ktap.sh"
 
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+copy=$TOP/libaddrres/src/procmap_query_uapi.h
+src=$TOP/tests/uapi/carried_copy_matches.c
+# The copy under other names, so that it and <linux/fs.h> can both be
+# included; and a copy of the copy with dev_major made 64-bit.
+mkdir -p "$work/same" "$work/changed"
+sed -e 's/procmap_query/carried_procmap_query/g' -e 's/PROCMAP_QUERY/CARRIED_PROCMAP_QUERY/g' \
+	"$copy" >"$work/same/carried_uapi.h"
+sed -e 's/__u32 dev_major;/__u64 dev_major;/' "$work/same/carried_uapi.h" \
+	>"$work/changed/carried_uapi.h"
+if cmp -s "$work/same/carried_uapi.h" "$work/changed/carried_uapi.h" ||
+	! grep -q 'struct carried_procmap_query {' "$work/same/carried_uapi.h"; then
+	die "tests/uapi: cannot make the renamed or the changed copy of $copy"
+fi
+
 read -r -a arches <<<"${CHECK_ARCHES:-$(all_arches | tr '\n' ' ')}"
-checks=("$TOP"/tests/uapi/*.c)
 
 # One line per ABI: "arch|abi|compiler|include dir".
 abis=()
@@ -27,20 +45,36 @@ for arch in "${arches[@]}"; do
 	)
 done
 
-ktap_plan $((${#checks[@]} * ${#abis[@]}))
-for src in "${checks[@]}"; do
-	for abi in "${abis[@]}"; do
-		IFS='|' read -r arch bits cc hdr <<<"$abi"
-		name="uapi: $(basename "$src" .c) $arch $bits"
-		read -r -a compiler <<<"$cc"
-		if [ ! -f "$hdr/linux/fs.h" ]; then
-			ktap_result fail "$name" "no installed headers in $hdr (make selftests ARCH=$arch)"
-		elif out=$("${compiler[@]}" "${CFLAGS_STRICT[@]/-std=gnu11/-std=c11}" -isystem "$hdr" \
-			-c -o /dev/null "$src" 2>&1); then
-			ktap_result ok "$name"
-		else
-			printf '%s\n' "$out" | head -n 5 | ktap_diag
-			ktap_result fail "$name" "$cc"
-		fi
-	done
+# compile ABI_LINE DIR: carried_copy_matches.c with DIR's carried_uapi.h.
+compile() {
+	local cc hdr
+	IFS='|' read -r _ _ cc hdr <<<"$1"
+	read -r -a compiler <<<"$cc"
+	"${compiler[@]}" "${CFLAGS_STRICT[@]/-std=gnu11/-std=c11}" -isystem "$hdr" -I "$2" \
+		-c -o /dev/null "$src"
+}
+
+ktap_plan $((${#abis[@]} + 1))
+for abi in "${abis[@]}"; do
+	IFS='|' read -r arch bits cc hdr <<<"$abi"
+	name="uapi: libaddrres's PROCMAP_QUERY copy matches the $arch $bits kernel headers"
+	if [ ! -f "$hdr/linux/fs.h" ]; then
+		ktap_result fail "$name" "no installed headers in $hdr (make selftests ARCH=$arch)"
+	elif out=$(compile "$abi" "$work/same" 2>&1); then
+		ktap_result ok "$name"
+	else
+		printf '%s\n' "$out" | grep -m 5 -E 'error|assert' | ktap_diag
+		ktap_result fail "$name" "$cc"
+	fi
 done
+name="uapi: a copy with procmap_query.dev_major changed does not match"
+if [ ! -f "${abis[0]##*|}/linux/fs.h" ]; then
+	ktap_result fail "$name" "no installed headers in ${abis[0]##*|}"
+elif out=$(compile "${abis[0]}" "$work/changed" 2>&1); then
+	ktap_result fail "$name" "it compiled: the check cannot fail"
+elif grep -q 'procmap_query.dev_major: the kernel' <<<"$out"; then
+	ktap_result ok "$name"
+else
+	printf '%s\n' "$out" | head -n 5 | ktap_diag
+	ktap_result fail "$name" "it failed, but not on dev_major"
+fi
