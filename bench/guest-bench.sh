@@ -1,10 +1,12 @@
 #!/bin/bash
 # Runs in the guest (`make bench`): first the PROCMAP_QUERY benchmark
-# (below), then text-poke-bench (what TEXT_POKE records cost a static key
-# flip, and the change rate recorded without loss), last kallmodsyms-bench
-# (a read of /proc/kallmodsyms against one of /proc/kallsyms).  The
-# PROCMAP_QUERY benchmark runs with three address sets over about 700
-# VMAs, from the most to the least favourable to the ioctl:
+# (below: libaddrres's text, ioctl and AUTO methods and the stdio
+# reference), then text-poke-bench (what TEXT_POKE records cost a static
+# key flip, and the change rate recorded without loss), last
+# kallmodsyms-bench (a read of /proc/kallmodsyms against one of
+# /proc/kallsyms).  The PROCMAP_QUERY benchmark runs with three address
+# sets over about 700 VMAs, from the most to the least favourable to the
+# ioctl:
 #  - the shape published with the upstream series (its 35x): 4,435 stack
 #    trace addresses, 699 of them distinct, in a process with 702 VMAs;
 #    the addresses fell in code mapped from a few binaries, so that six
@@ -32,16 +34,19 @@ median() {
 echo "## upstream's published shape: 4435 addresses (699 distinct) in 6 code VMAs of 702"
 ratios=""
 ratios_stdio=""
+autos=""
 i=1
 while [ "$i" -le "$repeats" ]; do
 	# shellcheck disable=SC2086 # $published is a list of options
 	"$bench" $published "$@" >"$out"
 	[ "$i" = 1 ] && cat "$out" && echo
 	echo "process $i: text $(value text_us_per_run) us, stdio $(value text_stdio_us_per_run) us," \
-		"ioctl $(value ioctl_us_per_run) us ($(value ioctl_queries_per_run) queries):" \
-		"$(value ratio)x, stdio $(value ratio_stdio)x"
+		"ioctl $(value ioctl_us_per_run) us ($(value ioctl_queries_per_run) queries)," \
+		"auto $(value auto_us_per_run) us:" \
+		"$(value ratio)x, stdio $(value ratio_stdio)x, auto / best $(value auto_vs_best)"
 	ratios="$ratios $(value ratio)"
 	ratios_stdio="$ratios_stdio $(value ratio_stdio)"
+	autos="$autos $(value auto_vs_best)"
 	i=$((i + 1))
 done
 # As variables first: a failure inside $(...) must stop the script.
@@ -49,7 +54,10 @@ done
 median_text=$(printf '%s\n' $ratios | median)
 # shellcheck disable=SC2086 # one ratio per word
 median_stdio=$(printf '%s\n' $ratios_stdio | median)
-echo "median of $repeats processes: text / ioctl ${median_text}x, stdio / ioctl ${median_stdio}x"
+# shellcheck disable=SC2086 # one ratio per word
+median_auto=$(printf '%s\n' $autos | median)
+echo "median of $repeats processes: text / ioctl ${median_text}x, stdio / ioctl ${median_stdio}x," \
+	"auto / best ${median_auto}"
 rm -f "$out"
 echo
 echo "## 30 of 700 VMAs hit"
