@@ -67,8 +67,8 @@ if ! out=$(lib_make "$work/san" EXTRA_CFLAGS="${CFLAGS_SANITIZE[*]}" 2>&1); then
 	printf '%s\n' "$out" | tail -n 20 | ktap_diag
 	san_failed=1
 fi
-unit_test test_ksyms
-# The text path reads build IDs with libelf.
+# util.c, which every part links, reads build IDs with libelf.
+unit_test test_ksyms -lelf
 unit_test test_procmaps -lelf
 
 # --- 2. exports ------------------------------------------------------------
