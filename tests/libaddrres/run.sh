@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # libaddrres (the userspace library in libaddrres/), on the host:
-#  1. built with ASan and UBSan, its unit tests (test_ksyms.c and
-#     test_procmaps.c, on the samples of fixtures/ and, for the latter,
-#     on this very process) linked against the static library and run;
-#     their cases are this test's subtests (one step per program);
+#  1. built with ASan and UBSan, its unit tests (test_ksyms.c,
+#     test_procmaps.c and test_elf.c, on the samples of fixtures/, on ELF
+#     files that test_elf builds itself with fixtures/elf/build.sh ($CC or
+#     cc, binutils, xz) and on this very process) linked against the
+#     static library and run; their cases are this test's subtests (one
+#     step per program);
 #  2. built with its default flags, the shared library exports exactly
 #     the functions addrres.h declares, all named addrres_*;
 #  3. `make install DESTDIR=... PREFIX=/usr` lays out the header, the
@@ -27,7 +29,7 @@ lib_make() {
 	nice make -s -C "$LIB" OUTPUT="$out" CC="$HOST_CC" "$@"
 }
 
-ktap_plan 4
+ktap_plan 5
 
 # --- 1. unit tests, with sanitizers ---------------------------------------
 
@@ -70,6 +72,7 @@ fi
 # util.c, which every part links, reads build IDs with libelf.
 unit_test test_ksyms -lelf
 unit_test test_procmaps -lelf
+unit_test test_elf -ldw -lelf
 
 # --- 2. exports ------------------------------------------------------------
 
