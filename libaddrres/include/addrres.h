@@ -3,7 +3,7 @@
  * libaddrres: turn addresses into names, for the authors of profilers,
  * tracers and trace decoders.
  *
- * Two parts so far:
+ * Three parts:
  *  - kernel symbols: it reads /proc/kallmodsyms (kallsyms with the
  *    built-in modules and, where a name is ambiguous, the object file of
  *    each kernel text symbol) or, on kernels without it, /proc/kallsyms,
@@ -12,7 +12,11 @@
  *  - process addresses: the VMA (range, permissions, file, offset, build
  *    ID) that holds each of a batch of a process's addresses, with the
  *    PROCMAP_QUERY ioctl on /proc/PID/maps or, on kernels without it,
- *    from the file's text.
+ *    from the file's text;
+ *  - ELF symbols: the symbol and source line of each of a batch of
+ *    offsets of an executable or shared library, or of addresses of one
+ *    VMA of a process, with elfutils' libdwfl (symbol tables, separate
+ *    debug files, MiniDebugInfo, DWARF line tables).
  *
  * Conventions (those of libbpf):
  *  - functions are named object__verb: addrres_ksyms__open() acts on a
@@ -24,8 +28,9 @@
  *    be appended without breaking callers built against older headers;
  *  - a set of symbols, once opened, is read-only: every lookup function
  *    may be called from several threads at once on the same set.
- *    A process's maps (struct addrres_procmaps) are not: each batch
- *    replaces the results of the last, so one thread at a time uses it.
+ *    A process's maps (struct addrres_procmaps) and a cache of ELF files
+ *    (struct addrres_elf) are not: each batch replaces the results of
+ *    the last, so one thread at a time uses each.
  */
 #ifndef ADDRRES_H
 #define ADDRRES_H
@@ -572,6 +577,248 @@ addrres_procmaps__method(const struct addrres_procmaps *pm);
  */
 LIBADDRRES_API int addrres_procmaps__stats(const struct addrres_procmaps *pm,
 					   struct addrres_procmaps_stats *stats);
+
+/* ------------------------------------------------------------------------
+ * ELF symbols: offsets of an ELF file, or addresses of a process's VMA,
+ * as symbols and source lines
+ */
+
+/**
+ * enum addrres_elf_symtab - the symbol table a symbol was found in
+ * @ADDRRES_ELF_SYMTAB_NONE: none: no symbol holds the address.
+ * @ADDRRES_ELF_SYMTAB_SYMTAB: the file's own .symtab: it is not stripped.
+ * @ADDRRES_ELF_SYMTAB_DYNSYM: its .dynsym: the file is stripped, and
+ *	neither a debug file nor MiniDebugInfo gave a .symtab (or gave none
+ *	that holds the address): only the symbols it exports are known.
+ * @ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA: the .symtab of the xz-compressed ELF
+ *	image in its .gnu_debugdata section ("MiniDebugInfo", as Fedora
+ *	ships its binaries: the static functions that .dynsym lacks).
+ * @ADDRRES_ELF_SYMTAB_DEBUG_FILE: the .symtab of a separate debug file,
+ *	found by build ID or .gnu_debuglink (&addrres_elf_opts.debug_dirs).
+ */
+enum addrres_elf_symtab {
+	ADDRRES_ELF_SYMTAB_NONE = 0,
+	ADDRRES_ELF_SYMTAB_SYMTAB,
+	ADDRRES_ELF_SYMTAB_DYNSYM,
+	ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA,
+	ADDRRES_ELF_SYMTAB_DEBUG_FILE,
+};
+
+/**
+ * struct addrres_elf_opts - how addrres_elf__open() looks for symbols
+ * @sz: sizeof(struct addrres_elf_opts), as the caller was compiled
+ *	(ADDRRES_OPTS() sets it); the rules of &addrres_ksyms_opts.sz.
+ * @debug_dirs: where separate debug files are looked for, as libdwfl's
+ *	debuginfo_path (dwfl_standard_find_debuginfo()): ':'-separated
+ *	directories.  For a file whose build ID is ab12cd..., each absolute
+ *	DIR is searched for DIR/.build-id/ab/12cd....debug; then, for the
+ *	name N in its .gnu_debuglink section (or the file's own name with
+ *	".debug"), with FILEDIR the directory of the file: an absolute DIR
+ *	for DIR/FILEDIR/N, then with the leading components of FILEDIR
+ *	dropped one by one (for /usr/bin/ls: DIR/usr/bin/N, DIR/bin/N,
+ *	DIR/N); a relative DIR for FILEDIR/DIR/N; an empty element for
+ *	FILEDIR/N.  A file found by name must have the build ID of the file
+ *	or, if it has none, the CRC32 its .gnu_debuglink gives (a leading '-'
+ *	in the string turns that check off).  NULL: "/usr/lib/debug" (where
+ *	Debian's -dbgsym and Fedora's -debuginfo packages install them; the
+ *	default of libdwfl and so of eu-addr2line, ":.debug:/usr/lib/debug",
+ *	also searches FILEDIR and FILEDIR/.debug).  The library never asks
+ *	debuginfod servers: see addrres_elf__resolve().
+ * @no_lines: do not look up source lines (&addrres_elf_sym.src_file stays
+ *	NULL): a symbol needs the symbol tables only, a line the DWARF
+ *	line tables, which take more time and memory to read.  Default
+ *	(false): lines where the file or its debug file has DWARF.
+ * @errbuf: if not NULL, where addrres_elf__open() and, later, the resolve
+ *	functions put a message, NUL terminated and cut to @errbuf_sz bytes,
+ *	saying why they failed: "path: reason".  Set to "" on success.  It
+ *	must stay valid until addrres_elf__free().
+ * @errbuf_sz: the size of @errbuf in bytes.
+ *
+ * The struct may grow at its end in later versions.
+ */
+struct addrres_elf_opts {
+	size_t sz;
+	const char *debug_dirs;
+	bool no_lines;
+	char *errbuf;
+	size_t errbuf_sz;
+};
+
+/**
+ * struct addrres_elf_sym - what one offset of an ELF file holds
+ * @elf_addr: the offset as an address in the file's link-time terms:
+ *	offset - p_offset + p_vaddr of the PT_LOAD segment that holds it.
+ *	These are the addresses of nm(1), readelf(1) and
+ *	`eu-addr2line -e FILE`; for a shared library or PIE, a process's
+ *	address minus the load bias.
+ * @name: the symbol that holds it, as libdwfl's dwfl_module_addrinfo()
+ *	finds it (and so `eu-addr2line -S` shows it): a symbol whose range
+ *	holds @elf_addr (of several, the one that starts nearest below it
+ *	and, at one address, a global one before a weak one before a local
+ *	one) or, failing any, the nearest one below it in its section that
+ *	has no size (an assembly label).  NULL if none does.
+ * @offset: @elf_addr minus the symbol's value; 0 if @name is NULL.
+ * @size: the symbol's size (st_size); 0 if unknown, or @name is NULL.
+ * @symtab: the table the symbol was found in; ADDRRES_ELF_SYMTAB_NONE if
+ *	@name is NULL.
+ * @src_file: the source file of the code at @elf_addr, as the DWARF line
+ *	table of the file or of its debug file names it (a path made
+ *	absolute with the compilation directory where the compiler recorded
+ *	a relative one); NULL if there is no line information for it, or
+ *	&addrres_elf_opts.no_lines is set.
+ * @line: its line, 0 if unknown.
+ * @column: its column, 0 if unknown.
+ *
+ * The library owns these structs and their strings: a struct lives until
+ * the next addrres_elf__resolve() or addrres_elf__resolve_vma() on the
+ * same handle, or its free; the strings until addrres_elf__free().  Do
+ * not allocate or copy the struct itself: fields may be appended.
+ */
+struct addrres_elf_sym {
+	uint64_t elf_addr;
+	const char *name;
+	uint64_t offset;
+	uint64_t size;
+	enum addrres_elf_symtab symtab;
+	const char *src_file;
+	unsigned int line;
+	unsigned int column;
+};
+
+/*
+ * A cache of opened ELF files: for each, libdwfl's view of it and of its
+ * debug file, kept until addrres_elf__free().
+ */
+struct addrres_elf;
+
+/**
+ * addrres_elf__open() - make an empty cache of ELF files
+ * @opts: where to look for debug files, whether to look up lines, where
+ *	to put an error message; NULL for the defaults
+ * @ep: where to store the new handle; set to NULL on failure
+ *
+ * No file is opened yet.  Each file that a resolve function opens stays
+ * open, with what libdwfl read of it (its symbol tables, the debug file
+ * it found, the decompressed MiniDebugInfo, DWARF), until
+ * addrres_elf__free(): the files are keyed by device, inode and build
+ * ID, so a file is read once however many batches name it, by path or
+ * by VMA.  Each has a Dwfl of its own and keeps a file descriptor open,
+ * two with a debug file.  Where libdwfl's search finds no debug file for
+ * a file with a build ID, it also makes that Dwfl a debuginfod client,
+ * which asks nothing (see addrres_elf__resolve()) but loads libdebuginfod
+ * and libcurl into the process once, and holds two more descriptors (a
+ * curl multi handle) per such file.
+ *
+ * A handle is used by one thread at a time: each resolve replaces the
+ * results of the previous one, and libdwfl is not thread-safe.
+ *
+ * Return: 0 on success; -EINVAL for invalid @opts or @ep; -ENOMEM;
+ * -EOPNOTSUPP if the library was built without elfutils (LIBELF=0).
+ */
+LIBADDRRES_API int addrres_elf__open(const struct addrres_elf_opts *opts,
+				     struct addrres_elf **ep);
+
+/**
+ * addrres_elf__free() - close every file of the cache and free it
+ * @e: the handle; NULL is allowed and does nothing
+ *
+ * The &struct addrres_elf_sym pointers and every string of the handle's
+ * results become invalid.
+ */
+LIBADDRRES_API void addrres_elf__free(struct addrres_elf *e);
+
+/**
+ * addrres_elf__resolve() - the symbols and lines of offsets of one ELF file
+ * @e: the handle
+ * @path: the file: an executable (ET_EXEC, or a PIE: ET_DYN) or a shared
+ *	library (ET_DYN)
+ * @build_id: if not NULL, the GNU build ID the file must have,
+ *	@build_id_size bytes (a profile's record of the file that was
+ *	mapped, say): a file with another, or none, fails with -ESTALE
+ * @build_id_size: 0, or 1 to ADDRRES_BUILD_ID_MAX
+ * @file_offsets: offsets in the file, in any order, repeated or not
+ * @n: the number of @file_offsets; 0 is allowed
+ * @syms: where to store, for each of @file_offsets, what it holds, or
+ *	NULL if the offset is in no PT_LOAD segment (p_offset to p_offset +
+ *	p_filesz, or to p_memsz for the tail of a page shared with .bss);
+ *	@n entries.  An offset in a segment but in no symbol has an entry
+ *	all the same, with no name (see &struct addrres_elf_sym).
+ *
+ * The file is opened and, unless the cache already has it (same device,
+ * inode and build ID), read with libdwfl: its symbols are those of
+ * libdwfl's symbol table of the file: its .symtab; failing one, that of
+ * a separate debug file found in &addrres_elf_opts.debug_dirs (which also
+ * gives the DWARF); failing one, its .dynsym and the .symtab of its
+ * .gnu_debugdata (libdwfl decompresses it where elfutils was built with
+ * liblzma, as Debian's and Fedora's are).  Lines come from the DWARF of
+ * the file or of its debug file.
+ *
+ * Debug files are looked for in &addrres_elf_opts.debug_dirs only.
+ * libdwfl's standard search ends, where it found nothing, with a query
+ * to the debuginfod servers of $DEBUGINFOD_URLS, and the library must
+ * not reach out to the network behind its caller's back: where
+ * $DEBUGINFOD_URLS is set (not empty) when libdwfl looks for a file's
+ * debug file (once, when a symbol or line of the file is first asked
+ * for), it is looked for by build ID only (libdwfl's
+ * dwfl_build_id_find_debuginfo()), not by .gnu_debuglink; elsewhere the
+ * whole search runs, its query to no server then returning at once.
+ *
+ * Return: 0 on success; -EINVAL for invalid arguments; -ENOENT if there
+ * is no such file; -ENOEXEC if it is not an ELF executable or shared
+ * library (or not a regular file); -ESTALE if its build ID is not
+ * @build_id; -ENOMEM; -EOPNOTSUPP if the library was built without
+ * elfutils (LIBELF=0); or another negative errno of opening it (-EACCES,
+ * ...).  On failure every entry of @syms is NULL, and the message in
+ * &addrres_elf_opts.errbuf says "path: reason".
+ */
+LIBADDRRES_API int addrres_elf__resolve(struct addrres_elf *e, const char *path,
+					const unsigned char *build_id, size_t build_id_size,
+					const uint64_t *file_offsets, size_t n,
+					const struct addrres_elf_sym **syms);
+
+/**
+ * addrres_elf__resolve_vma() - the symbols and lines of addresses of one VMA
+ * @e: the handle
+ * @pid: the process whose VMA @vma is; 0: the caller's own
+ * @vma: the VMA, as addrres_procmaps__resolve() found it
+ * @addrs: addresses in @vma, in any order, repeated or not
+ * @n: the number of @addrs; 0 is allowed
+ * @syms: as for addrres_elf__resolve(), @n entries
+ *
+ * addrres_elf__resolve() of the mapped file with the offsets @addr -
+ * &addrres_vma.start + &addrres_vma.offset.  The file is the one that
+ * is mapped, not merely one at its path: the cache is first asked for
+ * the VMA's device and inode (and build ID, if the VMA has one), and
+ * only if it does not have it is the file opened, through
+ * /proc/PID/map_files/START-END (the mapped file itself, even removed;
+ * it needs CAP_SYS_ADMIN) or else &addrres_vma.name (through
+ * /proc/PID/root for another process), which must then be of the VMA's
+ * device and inode.  &addrres_vma.build_id, if not NULL, must be the
+ * file's.
+ *
+ * The vdso ("[vdso]", no file) is read from the process's memory, as
+ * `eu-addr2line --pid` does: the caller's own with process_vm_readv()
+ * (so that a VMA no longer mapped as given fails rather than crashes;
+ * through /proc/self/mem where a seccomp filter forbids it), another's
+ * through /proc/PID/mem (which, as the maps file, only the process itself
+ * and those that may ptrace it may read).  Its symbols are those of its
+ * .dynsym, or of a debug file of its build ID in
+ * &addrres_elf_opts.debug_dirs (where the kernel's debug package put
+ * one).  Other VMAs without a file fail with -ENOENT.
+ *
+ * Return: 0 on success; -EINVAL for invalid arguments, or an address
+ * outside @vma; -ENOENT for a VMA without a file (but the vdso), or a
+ * file that cannot be found any more; -ESTALE if the file at the VMA's
+ * path is another file than the one mapped, or the build ID differs (it
+ * was replaced since it was mapped); -ENOEXEC, -ENOMEM, -EOPNOTSUPP and
+ * the errors of opening, as for addrres_elf__resolve(); for the vdso of
+ * another process, those of reading its memory (-EACCES, -EPERM, -ESRCH,
+ * -EIO).  On failure every entry of @syms is NULL.
+ */
+LIBADDRRES_API int addrres_elf__resolve_vma(struct addrres_elf *e, int pid,
+					    const struct addrres_vma *vma,
+					    const uint64_t *addrs, size_t n,
+					    const struct addrres_elf_sym **syms);
 
 #ifdef __cplusplus
 }

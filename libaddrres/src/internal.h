@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What the parts of libaddrres share and do not export: options structs,
- * error messages, a string arena and a string-keyed hash map.  Names
- * start with libaddrres_ (never addrres_, the exported prefix) and are
- * hidden by -fvisibility=hidden.
+ * error messages, a string arena, a string-keyed hash map, opening a VMA's
+ * file and reading build IDs.  Names start with libaddrres_ (never
+ * addrres_, the exported prefix) and are hidden by -fvisibility=hidden.
  */
 #ifndef LIBADDRRES_INTERNAL_H
 #define LIBADDRRES_INTERNAL_H
@@ -115,5 +115,30 @@ void libaddrres_strmap_free(struct libaddrres_strmap *m);
  */
 const char *libaddrres_intern(struct libaddrres_strmap *m, struct libaddrres_arena *a,
 			      const char *s, size_t n);
+
+/* ---- the files of a process's VMAs, and their ELF build IDs ---- */
+
+/*
+ * Open the file mapped at @v (of process @pid, 0: ourselves), whose name
+ * is @name (passed apart from @v: the procmaps walk has no pointer to it
+ * yet).  It must be the device and inode of @v: a path may since name
+ * another file.  An fd (O_RDONLY, O_CLOEXEC) or a negative errno:
+ * -ESTALE if the file found is not that of @v, else that of opening it.
+ * @why, if not NULL, gets a reason worth showing after the file's name.
+ */
+int libaddrres_open_mapped_file(int pid, const struct addrres_vma *v, const char *name,
+				char *why, size_t why_sz);
+
+#ifndef LIBADDRRES_NO_LIBELF
+struct Elf;	/* libelf's Elf */
+
+/*
+ * The GNU build ID of an ELF file, from its PT_NOTE segments as the
+ * kernel reads it, into @id (ADDRRES_BUILD_ID_MAX bytes): its size, or 0
+ * if it has none or is no ELF file.  From an open Elf, or from a file.
+ */
+size_t libaddrres_elf_build_id(struct Elf *elf, unsigned char *id);
+size_t libaddrres_fd_build_id(int fd, unsigned char *id);
+#endif
 
 #endif /* LIBADDRRES_INTERNAL_H */

@@ -32,12 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #ifndef LIBADDRRES_NO_LIBELF
-#include <gelf.h>
 #include <libelf.h>
 #endif
 
@@ -418,96 +415,6 @@ static int text_walk(struct addrres_procmaps *pm, struct addr_ent *ents, size_t 
 
 /* ---- build IDs of the text path: the mapped file, read with libelf ---- */
 
-#ifndef LIBADDRRES_NO_LIBELF
-/*
- * The GNU build ID in the PT_NOTE segments of the ELF file @fd, as the
- * kernel's build_id_parse() finds it (lib/buildid.c): a note of type
- * NT_GNU_BUILD_ID, name "GNU", 1 to 20 bytes.  Not the SHT_NOTE sections:
- * the kernel reads only segments, and both methods must agree.  0 if
- * there is none or the file is no ELF file.
- */
-static size_t elf_build_id(int fd, unsigned char *id)
-{
-	size_t phnum, size = 0;
-	Elf *elf;
-
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return 0;
-	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum))
-		phnum = 0;
-	for (size_t i = 0; i < phnum && !size; i++) {
-		GElf_Phdr phdr;
-		GElf_Nhdr nhdr;
-		size_t off = 0, name_off, desc_off;
-		Elf_Data *data;
-
-		if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_NOTE)
-			continue;
-		data = elf_getdata_rawchunk(elf, (int64_t)phdr.p_offset, phdr.p_filesz,
-					    phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-		if (!data)
-			continue;
-		/*
-		 * Stop before the end, not at gelf_getnote()'s 0: at the end it
-		 * sets libelf's error, a TLS variable, and GCC 12's ASan crashes
-		 * in its __tls_get_addr interceptor on that (glibc 2.36).
-		 */
-		while (data->d_size - off >= sizeof(GElf_Nhdr) &&
-		       (off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
-			if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == sizeof("GNU") &&
-			    !memcmp((char *)data->d_buf + name_off, "GNU", sizeof("GNU")) &&
-			    nhdr.n_descsz > 0 && nhdr.n_descsz <= ADDRRES_BUILD_ID_MAX) {
-				memcpy(id, (char *)data->d_buf + desc_off, nhdr.n_descsz);
-				size = nhdr.n_descsz;
-				break;
-			}
-		}
-	}
-	elf_end(elf);
-	return size;
-}
-
-/*
- * The mapped file of @v, opened: /proc/PID/map_files/START-END is the
- * file itself, even removed or in another mount namespace, but needs
- * CAP_SYS_ADMIN; else the path of the name, through /proc/PID/root for
- * another process.  Either way it must be the device and inode of the
- * line: a path may since name another file.  -1 if neither works.
- */
-static int open_mapped_file(const struct addrres_procmaps *pm, const struct addrres_vma *v,
-			    const char *name)
-{
-	static const char deleted[] = " (deleted)";
-	size_t len = strlen(name), dlen = strlen(deleted);
-	char path[PATH_MAX + 64], pid[24];
-	struct stat st;
-	int fd, n;
-
-	if (pm->pid)
-		snprintf(pid, sizeof(pid), "%d", pm->pid);
-	else
-		snprintf(pid, sizeof(pid), "self");
-	snprintf(path, sizeof(path), "/proc/%s/map_files/%llx-%llx", pid,
-		 (unsigned long long)v->start, (unsigned long long)v->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && name[0] == '/' && !(len >= dlen && !strcmp(name + len - dlen, deleted))) {
-		n = pm->pid ? snprintf(path, sizeof(path), "/proc/%d/root%s", pm->pid, name) :
-			      snprintf(path, sizeof(path), "%s", name);
-		if (n > 0 && (size_t)n < sizeof(path))
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != v->inode ||
-	    major(st.st_dev) != v->dev_major || minor(st.st_dev) != v->dev_minor) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-#endif
-
 /*
  * The build ID of @slot's file into the byte buffer: the previous slot's
  * if it maps the same file (a binary's VMAs come together), else read
@@ -527,10 +434,11 @@ static int text_build_id(struct addrres_procmaps *pm, struct vma_slot *slot)
 		slot->vma.build_id_size = slot[-1].vma.build_id_size;
 		return 0;
 	}
-	fd = open_mapped_file(pm, &slot->vma, pm->bytes + slot->name_off);
+	fd = libaddrres_open_mapped_file(pm->pid, &slot->vma, pm->bytes + slot->name_off,
+					 NULL, 0);
 	if (fd < 0)
 		return 0;
-	size = elf_build_id(fd, id);
+	size = libaddrres_fd_build_id(fd, id);
 	close(fd);
 	if (!size)
 		return 0;

@@ -1,14 +1,25 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Helpers shared by the parts of libaddrres: options structs, error
- * messages, the string arena and the string map (see internal.h).
+ * messages, the string arena, the string map, a VMA's file and build IDs
+ * (see internal.h).
  */
 #define _GNU_SOURCE		/* the GNU strerror_r() */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#ifndef LIBADDRRES_NO_LIBELF
+#include <gelf.h>
+#include <libelf.h>
+#endif
 
 #include "internal.h"
 
@@ -232,3 +243,123 @@ const char *libaddrres_intern(struct libaddrres_strmap *m, struct libaddrres_are
 		return NULL;
 	return copy;
 }
+
+/* ---- a VMA's file and build IDs ---- */
+
+/*
+ * /proc/PID/map_files/START-END is the file itself, even removed or in
+ * another mount namespace, but needs CAP_SYS_ADMIN; else the path of the
+ * name, through /proc/PID/root for another process.
+ */
+int libaddrres_open_mapped_file(int pid, const struct addrres_vma *v, const char *name,
+				char *why, size_t why_sz)
+{
+	static const char deleted[] = " (deleted)";
+	size_t len = strlen(name), dlen = strlen(deleted);
+	char path[PATH_MAX + 64], proc[32], ebuf[128];
+	struct stat st;
+	int fd, err, n;
+
+	if (pid)
+		snprintf(proc, sizeof(proc), "/proc/%d", pid);
+	else
+		snprintf(proc, sizeof(proc), "/proc/self");
+	snprintf(path, sizeof(path), "%s/map_files/%llx-%llx", proc,
+		 (unsigned long long)v->start, (unsigned long long)v->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : 0;
+	if (fd < 0 && (name[0] != '/' || (len >= dlen && !strcmp(name + len - dlen, deleted)))) {
+		if (why)
+			snprintf(why, why_sz, "no path to open (%s: %s)", path,
+				 libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+		return err;
+	}
+	if (fd < 0) {
+		n = pid ? snprintf(path, sizeof(path), "%s/root%s", proc, name) :
+			  snprintf(path, sizeof(path), "%s", name);
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			if (why)
+				snprintf(why, why_sz, "path too long");
+			return -ENAMETOOLONG;
+		}
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			if (why)
+				snprintf(why, why_sz, "%s", libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+			return err;
+		}
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		if (why)
+			snprintf(why, why_sz, "%s", libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+		return err;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_ino != v->inode ||
+	    major(st.st_dev) != v->dev_major || minor(st.st_dev) != v->dev_minor) {
+		close(fd);
+		if (why)
+			snprintf(why, why_sz, "%s is not the file mapped (another device or inode: replaced since it was mapped)",
+				 path);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+#ifndef LIBADDRRES_NO_LIBELF
+/*
+ * As the kernel's build_id_parse() finds it (lib/buildid.c): a note of
+ * type NT_GNU_BUILD_ID, name "GNU", 1 to 20 bytes.  Not the SHT_NOTE
+ * sections: the kernel reads only segments, and what the library reads
+ * must agree with what the PROCMAP_QUERY ioctl reports.
+ */
+size_t libaddrres_elf_build_id(struct Elf *elf, unsigned char *id)
+{
+	size_t phnum;
+
+	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum))
+		return 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr phdr;
+		GElf_Nhdr nhdr;
+		size_t off = 0, name_off, desc_off;
+		Elf_Data *data;
+
+		if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, (int64_t)phdr.p_offset, phdr.p_filesz,
+					    phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+		if (!data)
+			continue;
+		/*
+		 * Stop before the end, not at gelf_getnote()'s 0: at the end it
+		 * sets libelf's error, a TLS variable, and GCC 12's ASan crashes
+		 * in its __tls_get_addr interceptor on that (glibc 2.36).
+		 */
+		while (data->d_size - off >= sizeof(GElf_Nhdr) &&
+		       (off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
+			if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == sizeof("GNU") &&
+			    !memcmp((char *)data->d_buf + name_off, "GNU", sizeof("GNU")) &&
+			    nhdr.n_descsz > 0 && nhdr.n_descsz <= ADDRRES_BUILD_ID_MAX) {
+				memcpy(id, (char *)data->d_buf + desc_off, nhdr.n_descsz);
+				return nhdr.n_descsz;
+			}
+		}
+	}
+	return 0;
+}
+
+size_t libaddrres_fd_build_id(int fd, unsigned char *id)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t size;
+
+	if (!elf)
+		return 0;
+	size = libaddrres_elf_build_id(elf, id);
+	elf_end(elf);
+	return size;
+}
+#endif

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # libaddrres (the userspace library in libaddrres/), on the host:
-#  1. built with ASan and UBSan, its unit tests (test_ksyms.c and
-#     test_procmaps.c, on the samples of fixtures/ and, for the latter,
-#     on this very process) linked against the static library and run;
-#     their cases are this test's subtests (one step per program);
+#  1. built with ASan and UBSan, its unit tests (test_ksyms.c,
+#     test_procmaps.c and test_elf.c, on the samples of fixtures/, on ELF
+#     files that test_elf builds itself with fixtures/elf/build.sh ($CC or
+#     cc, binutils, xz) and on this very process) linked against the
+#     static library and run; their cases are this test's subtests (one
+#     step per program);
 #  2. built with its default flags, the shared library exports exactly
 #     the functions addrres.h declares, all named addrres_*;
 #  3. `make install DESTDIR=... PREFIX=/usr` lays out the header, the
 #     static library, the shared library's soname chain and a .pc file
-#     with which pkg-config gives the flags a program builds and runs with.
+#     with which pkg-config gives the flags a program builds and runs with;
+#  4. built with LIBELF=0, the static library links into a program
+#     without libdw and libelf, and its ELF part says -EOPNOTSUPP.
 # Everything is built in a temporary directory.  Prints KTAP.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -27,7 +31,7 @@ lib_make() {
 	nice make -s -C "$LIB" OUTPUT="$out" CC="$HOST_CC" "$@"
 }
 
-ktap_plan 4
+ktap_plan 6
 
 # --- 1. unit tests, with sanitizers ---------------------------------------
 
@@ -67,9 +71,10 @@ if ! out=$(lib_make "$work/san" EXTRA_CFLAGS="${CFLAGS_SANITIZE[*]}" 2>&1); then
 	printf '%s\n' "$out" | tail -n 20 | ktap_diag
 	san_failed=1
 fi
-unit_test test_ksyms
-# The text path reads build IDs with libelf.
+# util.c, which every part links, reads build IDs with libelf.
+unit_test test_ksyms -lelf
 unit_test test_procmaps -lelf
+unit_test test_elf -ldw -lelf
 
 # --- 2. exports ------------------------------------------------------------
 
@@ -178,5 +183,40 @@ else
 	else
 		printf '%s\n' "${problems[@]}" | ktap_diag
 		ktap_result fail "$name" "${problems[0]}"
+	fi
+fi
+
+# --- 4. LIBELF=0 -----------------------------------------------------------
+
+name="libaddrres: LIBELF=0 links without libdw and libelf, and its ELF part says -EOPNOTSUPP"
+if ! out=$(lib_make "$work/noelf-lib" LIBELF=0 "$work/noelf-lib/libaddrres.a" 2>&1); then
+	printf '%s\n' "$out" | tail -n 20 | ktap_diag
+	ktap_result fail "$name" "make LIBELF=0 failed"
+else
+	cat >"$work/noelf.c" <<-'EOF'
+	#include <addrres.h>
+	#include <errno.h>
+	#include <stdio.h>
+
+	int main(void)
+	{
+		struct addrres_elf *e = (struct addrres_elf *)1;
+		char msg[128];
+		ADDRRES_OPTS(addrres_elf_opts, opts, .errbuf = msg, .errbuf_sz = sizeof(msg));
+		int err = addrres_elf__open(&opts, &e);
+
+		printf("%d %s %s\n", err == -EOPNOTSUPP, e ? "handle" : "NULL", msg);
+		return 0;
+	}
+	EOF
+	if ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" -I "$LIB/include" -o "$work/noelf" \
+		"$work/noelf.c" "$work/noelf-lib/libaddrres.a" 2>&1); then
+		printf '%s\n' "$out" | tail -n 20 | ktap_diag
+		ktap_result fail "$name" "a program does not link against it without -ldw -lelf"
+	elif ! out=$("$work/noelf" 2>&1) || [ "${out%% (*}" != "1 NULL addrres_elf__open: libaddrres was built without elfutils" ]; then
+		printf '%s\n' "$out" | ktap_diag
+		ktap_result fail "$name" "addrres_elf__open() did not fail with -EOPNOTSUPP"
+	else
+		ktap_result ok "$name"
 	fi
 fi

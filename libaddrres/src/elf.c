@@ -1,0 +1,891 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ELF symbols: offsets of an executable or shared library, or addresses
+ * of one VMA of a process, as symbols and source lines, with elfutils'
+ * libdwfl.
+ *
+ * Each file gets a Dwfl of its own with one module, reported at its
+ * link-time addresses (dwfl_report_elf() with base 0 and add_p_vaddr, so
+ * a bias of 0 whether it is ET_EXEC or ET_DYN): a module address is then
+ * the file's own address, &addrres_elf_sym.elf_addr.  One Dwfl for every
+ * file would need an address space where the files do not overlap, which
+ * link-time addresses are not.  libdwfl does the rest: which symbol table
+ * (.symtab, else a debug file's, else .dynsym and .gnu_debugdata), the
+ * search for the debug file, the DWARF line tables.
+ *
+ * The cache has two maps with binary keys (copied into the arena), both
+ * to a struct elf_file: "files" by device, inode and build ID holds every
+ * file read, "inodes" by device and inode the last file read of that
+ * inode, so that a VMA without a build ID finds its file without opening
+ * anything.  The vdso has no inode: its key in "files" is its build ID
+ * (without one, its size and a hash of its bytes).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+
+#ifndef LIBADDRRES_NO_LIBELF
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <libelf.h>
+#endif
+
+#include "internal.h"
+
+#ifndef LIBADDRRES_NO_LIBELF
+
+/* Where debug files are looked for when the caller does not say. */
+#define DEFAULT_DEBUG_DIRS "/usr/lib/debug"
+/* The largest vdso image read: the kernel's are a few pages. */
+#define VDSO_MAX_SIZE (16u << 20)
+
+/* A PT_LOAD segment: where its bytes are in the file and in memory. */
+struct elf_load {
+	uint64_t offset, filesz, memsz, vaddr;
+};
+
+/* What the library reads of a file itself, before libdwfl does. */
+struct elf_facts {
+	struct elf_load *loads;
+	size_t nr_loads;
+	unsigned char build_id[ADDRRES_BUILD_ID_MAX];
+	size_t build_id_size;
+	bool has_symtab;	/* a .symtab of its own */
+	bool has_debugdata;	/* a .gnu_debugdata section */
+};
+
+/* A file of the cache. */
+struct elf_file {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;		/* the module's main ELF, libdwfl's */
+	uint64_t bias;		/* module address - file address: 0, checked */
+	struct elf_facts facts;
+};
+
+struct addrres_elf {
+	struct libaddrres_errbuf eb;
+	bool no_lines;
+	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
+	Dwfl_Callbacks callbacks;	/* libdwfl keeps a pointer to it */
+	struct libaddrres_arena arena;	/* the maps' keys */
+	struct libaddrres_strmap files;	/* file key -> struct elf_file */
+	struct libaddrres_strmap inodes;	/* inode key -> the last one of it */
+	struct addrres_elf_sym *syms;	/* the results of the last resolve */
+	size_t syms_cap;
+};
+
+/* ---- libdwfl's callbacks ---- */
+
+/*
+ * Where libdwfl looks for a module's file when it was not given one:
+ * dwfl_report_elf() always gives it, and nothing else may be looked for
+ * (dwfl_build_id_find_elf() would ask debuginfod).
+ */
+static int find_no_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)elfp;
+	return -1;
+}
+
+/*
+ * libdwfl's standard search of the debug file (callbacks.debuginfo_path
+ * from &addrres_elf_opts.debug_dirs), but for its last resort: where it
+ * found nothing for a file with a build ID, it asks the debuginfod
+ * servers of $DEBUGINFOD_URLS, which a library must not do behind its
+ * caller's back (a download, or a wait on the network, per file).  With
+ * servers set, only the search by build ID runs, which never asks them;
+ * without any, the standard search's query returns at once (ENOSYS).
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (urls && *urls)
+		return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
+/* ---- the cache's keys ---- */
+
+/* A kind byte ('f' file, 'i' inode, 'v' vdso), then what identifies it. */
+struct key {
+	unsigned char b[1 + 2 * sizeof(uint64_t) + ADDRRES_BUILD_ID_MAX];
+	size_t len;
+};
+
+static void key_init(struct key *k, char kind)
+{
+	k->b[0] = (unsigned char)kind;
+	k->len = 1;
+}
+
+static void key_add(struct key *k, const void *p, size_t n)
+{
+	memcpy(k->b + k->len, p, n);
+	k->len += n;
+}
+
+static void key_inode(struct key *k, char kind, uint64_t dev, uint64_t ino)
+{
+	key_init(k, kind);
+	key_add(k, &dev, sizeof(dev));
+	key_add(k, &ino, sizeof(ino));
+}
+
+static struct elf_file *map_get(const struct libaddrres_strmap *m, const struct key *k)
+{
+	struct libaddrres_strmap_ent *ent = libaddrres_strmap_find(m, (const char *)k->b, k->len);
+
+	return ent ? ent->val : NULL;
+}
+
+/* Map @k to @f, replacing what it mapped to: 0 or -ENOMEM. */
+static int map_set(struct addrres_elf *e, struct libaddrres_strmap *m, const struct key *k,
+		   struct elf_file *f)
+{
+	struct libaddrres_strmap_ent *ent = libaddrres_strmap_find(m, (const char *)k->b, k->len);
+	char *copy;
+
+	if (ent) {
+		ent->val = f;
+		return 0;
+	}
+	copy = libaddrres_arena_alloc(&e->arena, k->len, 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, k->b, k->len);
+	return libaddrres_strmap_add(m, copy, k->len, f);
+}
+
+static bool same_id(const struct elf_facts *f, const unsigned char *id, size_t size)
+{
+	return f->build_id_size == size && !memcmp(f->build_id, id, size);
+}
+
+/*
+ * The cached file of device @dev and inode @ino, with the build ID @id
+ * if @id_size (else the last one read of that inode); NULL if none.
+ */
+static struct elf_file *file_cached(struct addrres_elf *e, uint64_t dev, uint64_t ino,
+				    const unsigned char *id, size_t id_size)
+{
+	struct elf_file *f;
+	struct key k;
+
+	key_inode(&k, 'i', dev, ino);
+	f = map_get(&e->inodes, &k);
+	if (!f || !id_size || same_id(&f->facts, id, id_size))
+		return f;
+	/* Rewritten in place since, and now asked for as it was before? */
+	key_inode(&k, 'f', dev, ino);
+	key_add(&k, id, id_size);
+	return map_get(&e->files, &k);
+}
+
+/* ---- reading a file ---- */
+
+static void facts_free(struct elf_facts *f)
+{
+	free(f->loads);
+	f->loads = NULL;
+}
+
+/*
+ * The segments, build ID and tables of the file @fd, with libelf (not
+ * consumed).  0; -ENOEXEC (*@why says why) or -ENOMEM.
+ */
+static int facts_read(int fd, struct elf_facts *f, const char **why)
+{
+	size_t phnum, shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr ehdr;
+	Elf *elf;
+	int err = 0;
+
+	memset(f, 0, sizeof(*f));
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
+		*why = "not an ELF file";
+		err = -ENOEXEC;
+		goto out;
+	}
+	/* What a process maps: no object file, no core file. */
+	if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) {
+		*why = "not an ELF executable or shared library";
+		err = -ENOEXEC;
+		goto out;
+	}
+	if (elf_getphdrnum(elf, &phnum)) {
+		*why = "unreadable ELF program headers";
+		err = -ENOEXEC;
+		goto out;
+	}
+	f->loads = calloc(phnum ? phnum : 1, sizeof(*f->loads));
+	if (!f->loads) {
+		*why = "out of memory";
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		f->loads[f->nr_loads++] = (struct elf_load){
+			.offset = ph.p_offset, .filesz = ph.p_filesz,
+			.memsz = ph.p_memsz, .vaddr = ph.p_vaddr,
+		};
+	}
+	f->build_id_size = libaddrres_elf_build_id(elf, f->build_id);
+	/* No section headers (a file stripped of them): no .symtab either. */
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			f->has_symtab = true;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".gnu_debugdata"))
+			f->has_debugdata = true;
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	if (err)
+		facts_free(f);
+	return err;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/*
+ * A new file of the cache from @fd (consumed, also on failure), with the
+ * @facts read of it (taken over), under the file key @fk and, if @ik is
+ * not NULL, the inode key @ik.  @name is what libdwfl calls it, and the
+ * path of its search by .gnu_debuglink.
+ */
+static int file_add(struct addrres_elf *e, int fd, const char *name, struct elf_facts *facts,
+		    const struct key *fk, const struct key *ik, struct elf_file **filep)
+{
+	struct elf_file *f = calloc(1, sizeof(*f));
+	Dwarf_Addr bias;
+	int err;
+
+	if (!f) {
+		close(fd);
+		facts_free(facts);
+		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	}
+	f->facts = *facts;
+	memset(facts, 0, sizeof(*facts));
+	f->dwfl = dwfl_begin(&e->callbacks);
+	if (!f->dwfl) {
+		close(fd);
+		err = libaddrres_err(&e->eb, -ENOMEM, "%s: libdwfl: %s", name, dwfl_errmsg(-1));
+		goto fail;
+	}
+	dwfl_report_begin(f->dwfl);
+	f->mod = dwfl_report_elf(f->dwfl, base_name(name), name, fd, 0, true);
+	if (!f->mod) {
+		close(fd);	/* consumed on success only */
+		err = libaddrres_err(&e->eb, -ENOEXEC, "%s: libdwfl: %s", name, dwfl_errmsg(-1));
+		goto fail;
+	}
+	if (dwfl_report_end(f->dwfl, NULL, NULL)) {
+		err = libaddrres_err(&e->eb, -ENOMEM, "%s: libdwfl: %s", name, dwfl_errmsg(-1));
+		goto fail;
+	}
+	f->elf = dwfl_module_getelf(f->mod, &bias);
+	if (!f->elf) {
+		err = libaddrres_err(&e->eb, -ENOEXEC, "%s: libdwfl: %s", name, dwfl_errmsg(-1));
+		goto fail;
+	}
+	f->bias = bias;
+	/* The files map first: it owns the file, the inodes map only points. */
+	err = map_set(e, &e->files, fk, f);
+	if (err) {
+		err = libaddrres_err(&e->eb, err, "%s: out of memory", name);
+		goto fail;
+	}
+	if (ik && map_set(e, &e->inodes, ik, f)) {
+		/* Owned by the files map now: it is freed with the handle. */
+		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	}
+	*filep = f;
+	return 0;
+fail:
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	facts_free(&f->facts);
+	free(f);
+	return err;
+}
+
+/*
+ * The file @fd (consumed) of device @dev and inode @ino, named @name,
+ * which must have the build ID @want if @want_size: from the cache if it
+ * has it (another file of that inode than file_cached() found), else
+ * read and added.
+ */
+static int file_get(struct addrres_elf *e, int fd, const char *name, uint64_t dev, uint64_t ino,
+		    const unsigned char *want, size_t want_size, struct elf_file **filep)
+{
+	struct elf_facts facts;
+	struct elf_file *f;
+	const char *why = NULL;
+	struct key fk, ik;
+	int err;
+
+	err = facts_read(fd, &facts, &why);
+	if (err) {
+		close(fd);
+		return libaddrres_err(&e->eb, err, "%s: %s", name, why);
+	}
+	if (want_size && !same_id(&facts, want, want_size)) {
+		close(fd);
+		facts_free(&facts);
+		return libaddrres_err(&e->eb, -ESTALE, "%s: %s (replaced since it was mapped?)", name,
+				      facts.build_id_size ? "its build ID is not the one given" :
+							    "it has no build ID, and one was given");
+	}
+	key_inode(&fk, 'f', dev, ino);
+	key_add(&fk, facts.build_id, facts.build_id_size);
+	key_inode(&ik, 'i', dev, ino);
+	f = map_get(&e->files, &fk);
+	if (f) {
+		close(fd);
+		facts_free(&facts);
+		*filep = f;
+		if (map_set(e, &e->inodes, &ik, f))
+			return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+		return 0;
+	}
+	return file_add(e, fd, name, &facts, &fk, &ik, filep);
+}
+
+/* ---- the vdso ---- */
+
+/*
+ * A copy of the vdso image @vma of process @pid (0: ours).  Ours is read
+ * with process_vm_readv(), not copied from getauxval(AT_SYSINFO_EHDR):
+ * the VMA given may be of the past, no longer mapped or not as long,
+ * which must fail (EFAULT), not crash; where a seccomp filter forbids
+ * it, and for another process, from /proc/PID/mem, which those allowed
+ * to ptrace the process may read (as its maps file).
+ */
+static int vdso_read(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
+		     char **imagep, size_t *sizep)
+{
+	size_t size = vma->end - vma->start, done = 0;
+	char path[64], ebuf[128], *image;
+	int fd, err;
+
+	if (size > VDSO_MAX_SIZE)
+		return libaddrres_err(&e->eb, -EFBIG, "[vdso]: %zu bytes, too large for a vdso", size);
+	image = malloc(size);
+	if (!image)
+		return libaddrres_err(&e->eb, -ENOMEM, "[vdso]: out of memory");
+	if (!pid) {
+		struct iovec local = { .iov_base = image, .iov_len = size };
+		struct iovec remote = { .iov_base = (void *)(uintptr_t)vma->start, .iov_len = size };
+		ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+
+		if (got >= 0 && (size_t)got == size) {
+			*imagep = image;
+			*sizep = size;
+			return 0;
+		}
+		if (got >= 0 || (errno != ENOSYS && errno != EPERM)) {
+			err = got < 0 ? -errno : -EFAULT;
+			free(image);
+			return libaddrres_err(&e->eb, err, "[vdso]: reading %llx-%llx: %s",
+					      (unsigned long long)vma->start,
+					      (unsigned long long)vma->end,
+					      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+		}
+	}
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/mem");
+	if (vma->start > (uint64_t)INT64_MAX - size) {
+		free(image);
+		return libaddrres_err(&e->eb, -EINVAL, "[vdso]: %s: address 0x%llx out of range",
+				      path, (unsigned long long)vma->start);
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		free(image);
+		return libaddrres_err(&e->eb, err, "[vdso]: %s: %s", path,
+				      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+	}
+	while (done < size) {
+		ssize_t got = pread(fd, image + done, size - done, (off_t)(vma->start + done));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			/* 0: the process is gone, or the VMA with it. */
+			err = got < 0 ? -errno : -EIO;
+			close(fd);
+			free(image);
+			return libaddrres_err(&e->eb, err, "[vdso]: %s at 0x%llx: %s", path,
+					      (unsigned long long)vma->start,
+					      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+		}
+		done += (size_t)got;
+	}
+	close(fd);
+	*imagep = image;
+	*sizep = size;
+	return 0;
+}
+
+/*
+ * The vdso of @vma as a file of the cache: libdwfl reads files, so the
+ * image goes into a memfd, which is the vdso's file from then on.
+ */
+static int vdso_get(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
+		    struct elf_file **filep)
+{
+	struct elf_facts facts;
+	const char *why = NULL;
+	char ebuf[128], *image = NULL;
+	size_t size = 0, done = 0;
+	struct key fk;
+	int fd, err;
+
+	err = vdso_read(e, pid, vma, &image, &size);
+	if (err)
+		return err;
+	fd = memfd_create("addrres vdso", MFD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		free(image);
+		return libaddrres_err(&e->eb, err, "[vdso]: memfd_create: %s",
+				      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+	}
+	while (done < size) {
+		ssize_t put = write(fd, image + done, size - done);
+
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0) {
+			err = put < 0 ? -errno : -EIO;
+			close(fd);
+			free(image);
+			return libaddrres_err(&e->eb, err, "[vdso]: writing its copy: %s",
+					      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+		}
+		done += (size_t)put;
+	}
+	err = facts_read(fd, &facts, &why);
+	if (err) {
+		close(fd);
+		free(image);
+		return libaddrres_err(&e->eb, err, "[vdso]: %s", why);
+	}
+	/*
+	 * Every process of one ABI has the same vdso: its build ID says
+	 * which; without one, its bytes do.
+	 */
+	key_init(&fk, 'v');
+	if (facts.build_id_size) {
+		key_add(&fk, facts.build_id, facts.build_id_size);
+	} else {
+		uint64_t hash = libaddrres_hash(image, size), sz = size;
+
+		key_add(&fk, &sz, sizeof(sz));
+		key_add(&fk, &hash, sizeof(hash));
+	}
+	free(image);
+	*filep = map_get(&e->files, &fk);
+	if (*filep) {
+		close(fd);
+		facts_free(&facts);
+		return 0;
+	}
+	return file_add(e, fd, "[vdso]", &facts, &fk, NULL, filep);
+}
+
+/* ---- resolving ---- */
+
+/* The segment holding file offset @off: in its file bytes, else its page's .bss. */
+static const struct elf_load *load_of(const struct elf_facts *f, uint64_t off)
+{
+	for (size_t i = 0; i < f->nr_loads; i++) {
+		if (off >= f->loads[i].offset && off - f->loads[i].offset < f->loads[i].filesz)
+			return &f->loads[i];
+	}
+	for (size_t i = 0; i < f->nr_loads; i++) {
+		if (off >= f->loads[i].offset && off - f->loads[i].offset < f->loads[i].memsz)
+			return &f->loads[i];
+	}
+	return NULL;
+}
+
+/*
+ * Which table libdwfl found the symbol in, from the ELF it says it came
+ * from: the file's own (its .symtab if it has one, else its .dynsym), or
+ * another: a debug file or the image of .gnu_debugdata.  libdwfl reads
+ * .gnu_debugdata only when the debug file it found (if any) has no
+ * .symtab, so without a debug file it is that one, and with a debug file
+ * but no .gnu_debugdata the debug file.
+ */
+static enum addrres_elf_symtab symtab_of(const struct elf_file *f, Elf *symelf)
+{
+	const char *debugfile = NULL;
+	Dwarf_Addr bias;
+	Dwarf *dw;
+
+	if (!symelf || symelf == f->elf)
+		return f->facts.has_symtab ? ADDRRES_ELF_SYMTAB_SYMTAB : ADDRRES_ELF_SYMTAB_DYNSYM;
+	dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (!debugfile)
+		return ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA;
+	if (!f->facts.has_debugdata)
+		return ADDRRES_ELF_SYMTAB_DEBUG_FILE;
+	dw = dwfl_module_getdwarf(f->mod, &bias);
+	return dw && dwarf_getelf(dw) == symelf ? ADDRRES_ELF_SYMTAB_DEBUG_FILE :
+						  ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA;
+}
+
+/* What file offset @off of @f holds, into @s; NULL if no segment holds it. */
+static const struct addrres_elf_sym *sym_at(const struct addrres_elf *e, const struct elf_file *f,
+					    uint64_t off, struct addrres_elf_sym *s)
+{
+	const struct elf_load *l = load_of(&f->facts, off);
+	uint64_t mod_addr;
+	GElf_Off sym_off;
+	GElf_Sym sym;
+	Elf *symelf = NULL;
+	const char *name;
+
+	if (!l)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->elf_addr = off - l->offset + l->vaddr;
+	mod_addr = s->elf_addr + f->bias;
+	name = dwfl_module_addrinfo(f->mod, mod_addr, &sym_off, &sym, NULL, &symelf, NULL);
+	if (name) {
+		s->name = name;
+		s->offset = sym_off;
+		s->size = sym.st_size;
+		s->symtab = symtab_of(f, symelf);
+	}
+	if (!e->no_lines) {
+		Dwfl_Line *line = dwfl_module_getsrc(f->mod, mod_addr);
+		int lineno = 0, col = 0;
+		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
+
+		if (src) {
+			s->src_file = src;
+			s->line = lineno > 0 ? (unsigned int)lineno : 0;
+			s->column = col > 0 ? (unsigned int)col : 0;
+		}
+	}
+	return s;
+}
+
+/* syms[i] for the file offset @vals[i] + @adj of @f (wrapping), i < @n. */
+static int resolve_file(struct addrres_elf *e, const struct elf_file *f, const uint64_t *vals,
+			uint64_t adj, size_t n, const struct addrres_elf_sym **syms, const char *name)
+{
+	if (n > e->syms_cap) {
+		struct addrres_elf_sym *p;
+
+		if (n > SIZE_MAX / sizeof(*p))
+			return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+		p = realloc(e->syms, n * sizeof(*p));
+		if (!p)
+			return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+		e->syms = p;
+		e->syms_cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		syms[i] = sym_at(e, f, vals[i] + adj, &e->syms[i]);
+	return 0;
+}
+
+/* ---- the API ---- */
+
+int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **ep)
+{
+	struct libaddrres_errbuf eb = { 0 };
+	struct addrres_elf *e;
+	const char *dirs;
+
+	if (ep)
+		*ep = NULL;
+	if (!opts || opts->sz <= LIBADDRRES_OPTS_MAX_SZ) {
+		eb.buf = LIBADDRRES_OPTS_GET(opts, errbuf, NULL);
+		eb.sz = LIBADDRRES_OPTS_GET(opts, errbuf_sz, 0);
+	}
+	libaddrres_err_clear(&eb);
+	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
+		return libaddrres_err(&eb, -EINVAL,
+				      "addrres_elf_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
+	if (!ep)
+		return libaddrres_err(&eb, -EINVAL, "addrres_elf__open: ep is NULL");
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return libaddrres_err(&eb, -ENOMEM, "addrres_elf__open: out of memory");
+	dirs = LIBADDRRES_OPTS_GET(opts, debug_dirs, NULL);
+	e->debug_dirs = strdup(dirs ? dirs : DEFAULT_DEBUG_DIRS);
+	if (!e->debug_dirs) {
+		free(e);
+		return libaddrres_err(&eb, -ENOMEM, "addrres_elf__open: out of memory");
+	}
+	e->eb = eb;
+	e->no_lines = LIBADDRRES_OPTS_GET(opts, no_lines, false);
+	e->callbacks.find_elf = find_no_elf;
+	e->callbacks.find_debuginfo = find_debuginfo;
+	e->callbacks.debuginfo_path = &e->debug_dirs;
+	/* Idempotent; libelf refuses to work before it. */
+	elf_version(EV_CURRENT);
+	*ep = e;
+	return 0;
+}
+
+void addrres_elf__free(struct addrres_elf *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->files.cap; i++) {
+		struct elf_file *f = e->files.ents[i].val;
+
+		if (!e->files.ents[i].key)
+			continue;
+		dwfl_end(f->dwfl);
+		facts_free(&f->facts);
+		free(f);
+	}
+	libaddrres_strmap_free(&e->files);
+	libaddrres_strmap_free(&e->inodes);
+	libaddrres_arena_free(&e->arena);
+	free(e->syms);
+	free(e->debug_dirs);
+	free(e);
+}
+
+int addrres_elf__resolve(struct addrres_elf *e, const char *path,
+			 const unsigned char *build_id, size_t build_id_size,
+			 const uint64_t *file_offsets, size_t n,
+			 const struct addrres_elf_sym **syms)
+{
+	struct elf_file *f;
+	struct stat st;
+	char ebuf[128];
+	int fd, err;
+
+	if (syms) {
+		for (size_t i = 0; i < n; i++)
+			syms[i] = NULL;
+	}
+	if (!e)
+		return -EINVAL;
+	libaddrres_err_clear(&e->eb);
+	if (!path || ((!file_offsets || !syms) && n))
+		return libaddrres_err(&e->eb, -EINVAL,
+				      "addrres_elf__resolve: path, file_offsets or syms is NULL");
+	if (build_id_size > ADDRRES_BUILD_ID_MAX || !build_id != !build_id_size)
+		return libaddrres_err(&e->eb, -EINVAL,
+				      "%s: a build ID of %zu bytes (1 to %d, with a pointer)", path,
+				      build_id_size, ADDRRES_BUILD_ID_MAX);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		return libaddrres_err(&e->eb, err, "%s: %s", path,
+				      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return libaddrres_err(&e->eb, err, "%s: %s", path,
+				      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return libaddrres_err(&e->eb, -ENOEXEC, "%s: not a regular file", path);
+	}
+	f = file_cached(e, (uint64_t)st.st_dev, (uint64_t)st.st_ino, build_id, build_id_size);
+	if (f) {
+		close(fd);
+	} else {
+		err = file_get(e, fd, path, (uint64_t)st.st_dev, (uint64_t)st.st_ino, build_id,
+			       build_id_size, &f);
+		if (err)
+			return err;
+	}
+	err = resolve_file(e, f, file_offsets, 0, n, syms, path);
+	if (err) {
+		for (size_t i = 0; i < n; i++)
+			syms[i] = NULL;
+	}
+	return err;
+}
+
+int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
+			     const uint64_t *addrs, size_t n,
+			     const struct addrres_elf_sym **syms)
+{
+	static const char deleted[] = " (deleted)";
+	char why[PATH_MAX + 160], name[PATH_MAX + 32];
+	const char *vname;
+	struct elf_file *f;
+	uint64_t dev;
+	size_t len;
+	int fd, err;
+
+	if (syms) {
+		for (size_t i = 0; i < n; i++)
+			syms[i] = NULL;
+	}
+	if (!e)
+		return -EINVAL;
+	libaddrres_err_clear(&e->eb);
+	if (!vma || pid < 0 || ((!addrs || !syms) && n))
+		return libaddrres_err(&e->eb, -EINVAL,
+				      "addrres_elf__resolve_vma: a negative pid, or vma, addrs or syms is NULL");
+	vname = vma->name ? vma->name : "";
+	/* For messages: the VMA's name, or its range if it has none. */
+	if (*vname)
+		snprintf(name, sizeof(name), "%s", vname);
+	else
+		snprintf(name, sizeof(name), "%llx-%llx", (unsigned long long)vma->start,
+			 (unsigned long long)vma->end);
+	if (vma->build_id_size > ADDRRES_BUILD_ID_MAX || !vma->build_id != !vma->build_id_size)
+		return libaddrres_err(&e->eb, -EINVAL, "%s: a build ID of %zu bytes", name,
+				      vma->build_id_size);
+	for (size_t i = 0; i < n; i++) {
+		if (addrs[i] < vma->start || addrs[i] >= vma->end)
+			return libaddrres_err(&e->eb, -EINVAL,
+					      "%s: address 0x%llx is outside the VMA %llx-%llx", name,
+					      (unsigned long long)addrs[i],
+					      (unsigned long long)vma->start,
+					      (unsigned long long)vma->end);
+	}
+	if (!vma->inode && !strcmp(vname, "[vdso]")) {
+		err = vdso_get(e, pid, vma, &f);
+		if (err)
+			return err;
+		/* Its image starts at the VMA's start: offsets from there. */
+		return resolve_file(e, f, addrs, -vma->start, n, syms, name);
+	}
+	if (!vma->inode)
+		return libaddrres_err(&e->eb, -ENOENT, "%s: no file is mapped there", name);
+	dev = (uint64_t)makedev(vma->dev_major, vma->dev_minor);
+	f = file_cached(e, dev, vma->inode, vma->build_id, vma->build_id_size);
+	if (!f) {
+		fd = libaddrres_open_mapped_file(pid, vma, vname, why, sizeof(why));
+		if (fd < 0)
+			return libaddrres_err(&e->eb, fd, "%s: %s", name, why);
+		/* The path libdwfl's search by .gnu_debuglink starts from. */
+		len = strlen(name);
+		if (len > strlen(deleted) && !strcmp(name + len - strlen(deleted), deleted))
+			name[len - strlen(deleted)] = '\0';
+		err = file_get(e, fd, name, dev, vma->inode, vma->build_id, vma->build_id_size, &f);
+		if (err)
+			return err;
+	}
+	err = resolve_file(e, f, addrs, vma->offset - vma->start, n, syms, name);
+	if (err) {
+		for (size_t i = 0; i < n; i++)
+			syms[i] = NULL;
+	}
+	return err;
+}
+
+#else /* LIBADDRRES_NO_LIBELF */
+
+/* Built without elfutils (LIBELF=0): the same functions, that say so. */
+
+int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **ep)
+{
+	struct libaddrres_errbuf eb = { 0 };
+
+	if (ep)
+		*ep = NULL;
+	if (!opts || opts->sz <= LIBADDRRES_OPTS_MAX_SZ) {
+		eb.buf = LIBADDRRES_OPTS_GET(opts, errbuf, NULL);
+		eb.sz = LIBADDRRES_OPTS_GET(opts, errbuf_sz, 0);
+	}
+	libaddrres_err_clear(&eb);
+	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
+		return libaddrres_err(&eb, -EINVAL,
+				      "addrres_elf_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
+	if (!ep)
+		return libaddrres_err(&eb, -EINVAL, "addrres_elf__open: ep is NULL");
+	return libaddrres_err(&eb, -EOPNOTSUPP,
+			      "addrres_elf__open: libaddrres was built without elfutils (LIBELF=0)");
+}
+
+void addrres_elf__free(struct addrres_elf *e)
+{
+	(void)e;
+}
+
+int addrres_elf__resolve(struct addrres_elf *e, const char *path,
+			 const unsigned char *build_id, size_t build_id_size,
+			 const uint64_t *file_offsets, size_t n,
+			 const struct addrres_elf_sym **syms)
+{
+	(void)e;
+	(void)path;
+	(void)build_id;
+	(void)build_id_size;
+	(void)file_offsets;
+	if (syms) {
+		for (size_t i = 0; i < n; i++)
+			syms[i] = NULL;
+	}
+	return -EOPNOTSUPP;
+}
+
+int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
+			     const uint64_t *addrs, size_t n,
+			     const struct addrres_elf_sym **syms)
+{
+	(void)e;
+	(void)pid;
+	(void)vma;
+	(void)addrs;
+	if (syms) {
+		for (size_t i = 0; i < n; i++)
+			syms[i] = NULL;
+	}
+	return -EOPNOTSUPP;
+}
+
+#endif /* LIBADDRRES_NO_LIBELF */

@@ -1,0 +1,1042 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests of libaddrres's ELF symbols (addrres_elf__*), on ELF files
+ * that fixtures/elf/build.sh builds into the scratch directory at start
+ * (from fixtures/elf/prog.c and lib.c, with $CC or cc, binutils and xz:
+ * no binary is committed), on a library this process loads, and on its
+ * vdso.  What the library must find comes from elsewhere: nm's listing
+ * (addresses, sizes), readelf's build ID, the "line:NAME" comments of
+ * the sources, the program headers read here with <elf.h>, dlsym().
+ * One concern per case.
+ *
+ *   test_elf FIXTURES_DIR SCRATCH_DIR
+ *
+ * Prints KTAP; exits 1 if a case failed.  Built with ASan and UBSan by
+ * run.sh, so that a leak or an out-of-bounds access fails the run too.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "addrres.h"
+#include "unit.h"
+
+extern char **environ;
+
+/* Where build.sh put the ELF files; "" if it failed. */
+static const char *elf_dir = "";
+
+static const char *out_file(const char *name)
+{
+	return path_in(elf_dir, name);
+}
+
+/* Every case needs the files. */
+#define NEED_FIXTURES(t) do {							\
+	if (!elf_dir[0])							\
+		FAIL(t, "fixtures/elf/build.sh failed (see its messages)");	\
+} while (0)
+
+/* ---- the independent truth ---- */
+
+struct nm_sym {
+	uint64_t value, size;
+	char type;
+};
+
+/* The symbol @name of an nm -S listing @list (a file of elf_dir). */
+static bool nm_find(const char *list, const char *name, struct nm_sym *s)
+{
+	char line[512], sym[256];
+	unsigned long long value, size;
+	FILE *f = fopen(out_file(list), "re");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char type;
+
+		if (sscanf(line, "%llx %llx %c %255s", &value, &size, &type, sym) == 4) {
+			s->size = size;
+		} else if (sscanf(line, "%llx %c %255s", &value, &type, sym) == 3) {
+			s->size = 0;
+		} else {
+			continue;
+		}
+		if (!strcmp(sym, name)) {
+			s->value = value;
+			s->type = type;
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* The ELF header and program headers of @path (64-bit only). */
+static bool read_phdrs(const char *path, Elf64_Ehdr *eh, Elf64_Phdr *ph, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = pread(fd, eh, sizeof(*eh), 0) == (ssize_t)sizeof(*eh) &&
+	     !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	     eh->e_phentsize == sizeof(*ph) && eh->e_phnum <= max &&
+	     pread(fd, ph, eh->e_phnum * sizeof(*ph), (off_t)eh->e_phoff) ==
+		     (ssize_t)(eh->e_phnum * sizeof(*ph));
+	close(fd);
+	return ok;
+}
+
+/* The file offset of address @vaddr of @path, from its PT_LOADs. */
+static bool file_offset(const char *path, uint64_t vaddr, uint64_t *off)
+{
+	Elf64_Phdr ph[64];
+	Elf64_Ehdr eh;
+
+	if (!read_phdrs(path, &eh, ph, 64))
+		return false;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr &&
+		    vaddr - ph[i].p_vaddr < ph[i].p_filesz) {
+			*off = vaddr - ph[i].p_vaddr + ph[i].p_offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The number of the line of fixtures/elf/@src that ends "line:@name". */
+static unsigned int marker_line(const char *src, const char *name)
+{
+	char line[512], mark[128];
+	unsigned int n = 0, found = 0;
+	FILE *f = fopen(path_in(fixtures_dir, src), "re");
+
+	if (!f)
+		return 0;
+	snprintf(mark, sizeof(mark), "/* line:%s */", name);
+	while (!found && fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, mark))
+			found = n;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Whether @a and @b are the same file. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* lib.so's build ID, from readelf, into @id: its size or 0. */
+static size_t lib_build_id(unsigned char *id)
+{
+	char hex[2 * ADDRRES_BUILD_ID_MAX + 2];
+	size_t n = 0;
+	FILE *f = fopen(out_file("lib.so.build-id"), "re");
+
+	if (!f)
+		return 0;
+	if (fgets(hex, sizeof(hex), f)) {
+		for (; n < ADDRRES_BUILD_ID_MAX && sscanf(hex + 2 * n, "%2hhx", &id[n]) == 1; n++)
+			;
+	}
+	fclose(f);
+	return n;
+}
+
+/* The open file descriptors of this process. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* ---- helpers ---- */
+
+static int open_elf(struct addrres_elf **e, const char *debug_dirs, bool no_lines, char *msg,
+		    size_t msg_sz)
+{
+	ADDRRES_OPTS(addrres_elf_opts, opts, .debug_dirs = debug_dirs, .no_lines = no_lines,
+		     .errbuf = msg, .errbuf_sz = msg_sz);
+
+	return addrres_elf__open(&opts, e);
+}
+
+/* An empty directory: no debug file to be found. */
+static const char *no_debug_dir(void)
+{
+	const char *dir = out_file("no-debug");
+
+	mkdir(dir, 0755);
+	return dir;
+}
+
+#define OPEN(t, e, dirs, no_lines, msg) do {					\
+	int e_ = open_elf(&(e), dirs, no_lines, msg, sizeof(msg));		\
+	if (e_)									\
+		FAIL(t, "open: %s: %s", err_name(e_), msg);			\
+} while (0)
+
+#define RESOLVE(t, e, path, id, id_size, offs, n, syms, msg) do {		\
+	int e_ = addrres_elf__resolve(e, path, id, id_size, offs, n, syms);	\
+	if (e_)									\
+		FAIL(t, "resolve: %s: %s", err_name(e_), msg);			\
+} while (0)
+
+#define RESOLVE_VMA(t, e, pid, vma, addrs, n, syms, msg) do {			\
+	int e_ = addrres_elf__resolve_vma(e, pid, vma, addrs, n, syms);	\
+	if (e_)									\
+		FAIL(t, "resolve_vma: %s: %s", err_name(e_), msg);		\
+} while (0)
+
+/* An nm symbol of a listing, that must be there. */
+#define NM(t, list, name, s) do {						\
+	if (!nm_find(list, name, s))						\
+		FAIL(t, "%s: no %s in nm's listing", list, name);		\
+} while (0)
+
+/* The file offset of @vaddr in @path, that must be in a segment. */
+#define OFFSET(t, path, vaddr, off) do {					\
+	if (!file_offset(path, vaddr, off))					\
+		FAIL(t, "%s: 0x%llx in no PT_LOAD", path, (unsigned long long)(vaddr)); \
+} while (0)
+
+/* @s is the symbol @name + @off of nm symbol @ns, from @table. */
+#define CHECK_SYM(t, s, name_, ns, off, table) do {				\
+	const struct addrres_elf_sym *s_ = (s);					\
+	if (!s_)								\
+		FAIL(t, "%s: no result, want %s+%d", #s, name_, (int)(off));	\
+	CHECK_STR(t, s_->name, name_);						\
+	CHECK_U64(t, s_->offset, (off));					\
+	CHECK_U64(t, s_->elf_addr, (ns).value + (off));				\
+	CHECK_U64(t, s_->size, (ns).size);					\
+	CHECK_INT(t, s_->symtab, table);					\
+} while (0)
+
+/* @s has the line of "line:@name" in fixtures/elf/@src. */
+#define CHECK_LINE(t, s, src, name) do {					\
+	unsigned int mark_ = marker_line("elf/" src, name);			\
+	if (!mark_)								\
+		FAIL(t, "no line:%s in %s", name, src);				\
+	if (!(s)->src_file)							\
+		FAIL(t, "%s: no source line, want %s:%u", #s, src, mark_);	\
+	if (!same_file((s)->src_file, path_in(fixtures_dir, "elf/" src)))	\
+		FAIL(t, "%s: source %s, not fixtures/elf/%s", #s, (s)->src_file, src); \
+	CHECK_INT(t, (s)->line, mark_);						\
+	CHECK(t, (s)->column > 0);						\
+} while (0)
+
+/* ---- executables ---- */
+
+static void test_pie_symbols_and_lines(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[4];
+	struct nm_sym glob, stat_sym, data;
+	struct addrres_elf *e = NULL;
+	Elf64_Phdr ph[64];
+	Elf64_Ehdr eh;
+	char pie[PATH_MAX];
+	const char *name;
+	uint64_t offs[4];
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(pie, sizeof(pie), "%s", out_file("pie"));
+	CHECK(t, read_phdrs(pie, &eh, ph, 64) && eh.e_type == ET_DYN);
+	NM(t, "pie.nm", "fixture_global", &glob);
+	NM(t, "pie.nm", "fixture_static", &stat_sym);
+	NM(t, "pie.nm", "fixture_data", &data);
+	OFFSET(t, pie, glob.value, &offs[0]);
+	OFFSET(t, pie, glob.value + 4, &offs[1]);
+	OFFSET(t, pie, stat_sym.value + 1, &offs[2]);
+	/* .data: its file offset is not its address */
+	OFFSET(t, pie, data.value + 2, &offs[3]);
+	CHECK(t, offs[3] != data.value + 2);
+
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, pie, NULL, 0, offs, 4, s, msg);
+	CHECK_STR(t, msg, "");
+	CHECK_SYM(t, s[0], "fixture_global", glob, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_LINE(t, s[0], "prog.c", "fixture_global");
+	CHECK_SYM(t, s[1], "fixture_global", glob, 4, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_LINE(t, s[1], "prog.c", "fixture_global");
+	CHECK_SYM(t, s[2], "fixture_static", stat_sym, 1, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_LINE(t, s[2], "prog.c", "fixture_static");
+	CHECK_SYM(t, s[3], "fixture_data", data, 2, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK(t, s[3]->src_file == NULL && s[3]->line == 0);
+
+	/* again, from the cache: the strings live on */
+	name = s[0]->name;
+	RESOLVE(t, e, pie, NULL, 0, offs, 1, s, msg);
+	CHECK(t, s[0]->name == name);
+	CHECK_STR(t, name, "fixture_global");
+out:
+	addrres_elf__free(e);
+}
+
+static void test_non_pie_executable(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[2];
+	struct nm_sym glob, stat_sym;
+	struct addrres_elf *e = NULL;
+	Elf64_Phdr ph[64];
+	Elf64_Ehdr eh;
+	char exe[PATH_MAX];
+	uint64_t offs[2];
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(exe, sizeof(exe), "%s", out_file("nopie"));
+	CHECK(t, read_phdrs(exe, &eh, ph, 64) && eh.e_type == ET_EXEC);
+	NM(t, "nopie.nm", "fixture_global", &glob);
+	NM(t, "nopie.nm", "fixture_static", &stat_sym);
+	OFFSET(t, exe, glob.value + 3, &offs[0]);
+	OFFSET(t, exe, stat_sym.value, &offs[1]);
+	/* linked at its address: offsets are far below */
+	CHECK(t, offs[0] < glob.value);
+
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, exe, NULL, 0, offs, 2, s, msg);
+	CHECK_SYM(t, s[0], "fixture_global", glob, 3, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_LINE(t, s[0], "prog.c", "fixture_global");
+	CHECK_SYM(t, s[1], "fixture_static", stat_sym, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_LINE(t, s[1], "prog.c", "fixture_static");
+out:
+	addrres_elf__free(e);
+}
+
+static void test_no_lines(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym glob;
+	uint64_t off;
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	NM(t, "pie.nm", "fixture_global", &glob);
+	OFFSET(t, out_file("pie"), glob.value + 1, &off);
+	OPEN(t, e, no_debug_dir(), true, msg);
+	RESOLVE(t, e, out_file("pie"), NULL, 0, &off, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_global", glob, 1, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK(t, s[0]->src_file == NULL && s[0]->line == 0 && s[0]->column == 0);
+out:
+	addrres_elf__free(e);
+}
+
+/* ---- a shared library, loaded here ---- */
+
+/* lib.so, loaded here, and this process's maps. */
+struct loaded {
+	void *handle;
+	struct addrres_procmaps *pm;
+};
+
+static void loaded_undo(struct loaded *l)
+{
+	addrres_procmaps__free(l->pm);
+	if (l->handle)
+		dlclose(l->handle);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Load lib.so: the address of its fixture_lib_func. */
+static int loaded_setup(struct loaded *l, uint64_t *func, char *msg, size_t msg_sz)
+{
+	void *sym;
+
+	memset(l, 0, sizeof(*l));
+	l->handle = dlopen(out_file("lib.so"), RTLD_NOW | RTLD_LOCAL);
+	if (!l->handle) {
+		snprintf(msg, msg_sz, "dlopen: %s", dlerror());
+		return -ENOENT;
+	}
+	sym = dlsym(l->handle, "fixture_lib_func");
+	if (!sym) {
+		snprintf(msg, msg_sz, "dlsym: %s", dlerror());
+		return -ENOENT;
+	}
+	*func = (uintptr_t)sym;
+	return 0;
+}
+
+/* The VMAs of @n addresses of this process, with their build IDs. */
+static int loaded_vmas(struct loaded *l, const uint64_t *addrs, size_t n,
+		       const struct addrres_vma **vmas, char *msg, size_t msg_sz)
+{
+	ADDRRES_OPTS(addrres_procmaps_opts, opts, .build_ids = true, .errbuf = msg,
+		     .errbuf_sz = msg_sz);
+	int err = 0;
+
+	if (!l->pm)
+		err = addrres_procmaps__open(&opts, &l->pm);
+	return err ? err : addrres_procmaps__resolve(l->pm, addrs, n, vmas);
+}
+
+static void test_shared_library_vma(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[2], *by_path;
+	const struct addrres_vma *v[2];
+	struct addrres_elf *e = NULL;
+	struct nm_sym func;
+	struct loaded l = { 0 };
+	uint64_t addr, addrs[2], off;
+	const char *name;
+	char msg[512];
+	int err;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	err = loaded_setup(&l, &addr, msg, sizeof(msg));
+	if (err)
+		FAIL(t, "loading lib.so: %s", msg);
+	addrs[0] = addr;
+	addrs[1] = addr + 5;
+	err = loaded_vmas(&l, addrs, 2, v, msg, sizeof(msg));
+	if (err)
+		FAIL(t, "loading lib.so, its VMAs: %s: %s", err_name(err), msg);
+	CHECK(t, v[0] && v[0] == v[1]);
+	CHECK(t, same_file(v[0]->name, out_file("lib.so")));
+	/* the build ID the VMA has is checked against the file's */
+	CHECK(t, v[0]->build_id_size > 0);
+
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE_VMA(t, e, 0, v[0], addrs, 2, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_func");
+	CHECK_SYM(t, s[1], "fixture_lib_func", func, 5, ADDRRES_ELF_SYMTAB_SYMTAB);
+	name = s[0]->name;
+
+	/* by our pid: the same */
+	RESOLVE_VMA(t, e, getpid(), v[0], addrs, 2, s, msg);
+	CHECK_SYM(t, s[1], "fixture_lib_func", func, 5, ADDRRES_ELF_SYMTAB_SYMTAB);
+
+	/* by path: the same file of the cache (device and inode) */
+	OFFSET(t, out_file("lib.so"), func.value, &off);
+	RESOLVE(t, e, out_file("lib.so"), NULL, 0, &off, 1, &by_path, msg);
+	CHECK(t, by_path && by_path->name == name);
+out:
+	addrres_elf__free(e);
+	loaded_undo(&l);
+}
+
+/*
+ * A VMA whose /proc/self/map_files entry does not exist (a range that is
+ * not mapped) is opened by its name, which must be its device and inode.
+ */
+static void test_vma_opened_by_path(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	const struct addrres_vma *v[1];
+	struct addrres_vma fake;
+	struct addrres_elf *e = NULL;
+	struct nm_sym func;
+	struct loaded l = { 0 };
+	uint64_t addr, fake_addr;
+	char msg[512];
+	int err;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	err = loaded_setup(&l, &addr, msg, sizeof(msg));
+	if (!err)
+		err = loaded_vmas(&l, &addr, 1, v, msg, sizeof(msg));
+	if (err || !v[0])
+		FAIL(t, "loading lib.so, its VMA: %s: %s", err_name(err), msg);
+	/* the same file, offset and length, one page below: not a VMA */
+	fake = *v[0];
+	fake.start -= 0x1000;
+	fake.end -= 0x1000;
+	fake_addr = addr - 0x1000;
+
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE_VMA(t, e, 0, &fake, &fake_addr, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	addrres_elf__free(e);
+	e = NULL;
+
+	/* another inode at that path: the file was replaced */
+	fake.inode++;
+	OPEN(t, e, no_debug_dir(), false, msg);
+	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, &fake, &fake_addr, 1, s), -ESTALE);
+	CHECK(t, s[0] == NULL);
+	CHECK(t, !strncmp(msg, fake.name, strlen(fake.name)));
+out:
+	addrres_elf__free(e);
+	loaded_undo(&l);
+}
+
+/* ---- stripped files, and where their symbols come from ---- */
+
+static void test_stripped_dynsym(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[2];
+	struct nm_sym func, dyn, stat_sym;
+	struct addrres_elf *e = NULL;
+	char lib[PATH_MAX];
+	uint64_t offs[2];
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-stripped.so"));
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	NM(t, "lib-stripped.so.dynsym", "fixture_lib_func", &dyn);
+	CHECK(t, !nm_find("lib-stripped.so.dynsym", "fixture_lib_static", &stat_sym));
+	OFFSET(t, lib, dyn.value + 2, &offs[0]);
+	OFFSET(t, lib, stat_sym.value + 1, &offs[1]);
+
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, lib, NULL, 0, offs, 2, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_func", dyn, 2, ADDRRES_ELF_SYMTAB_DYNSYM);
+	CHECK(t, s[0]->src_file == NULL);
+	/* a static function: not in .dynsym */
+	CHECK(t, s[1] != NULL);
+	CHECK(t, !s[1]->name || strcmp(s[1]->name, "fixture_lib_static"));
+	CHECK_U64(t, s[1]->elf_addr, stat_sym.value + 1);
+out:
+	addrres_elf__free(e);
+}
+
+static void test_gnu_debugdata(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym;
+	char lib[PATH_MAX];
+	uint64_t off;
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-minidebuginfo.so"));
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	OFFSET(t, lib, stat_sym.value + 3, &off);
+
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, lib, NULL, 0, &off, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 3, ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA);
+	/* MiniDebugInfo has no DWARF */
+	CHECK(t, s[0]->src_file == NULL);
+out:
+	addrres_elf__free(e);
+}
+
+static void test_debug_file_by_build_id(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[2];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym, func;
+	char msg[512], dirs[2 * PATH_MAX];
+	char lib[PATH_MAX];
+	uint64_t offs[2];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-stripped.so"));
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, lib, stat_sym.value + 1, &offs[0]);
+	OFFSET(t, lib, func.value, &offs[1]);
+	/* a directory without it first: each is searched */
+	snprintf(dirs, sizeof(dirs), "%s:%s", no_debug_dir(), out_file("debug"));
+
+	OPEN(t, e, dirs, false, msg);
+	RESOLVE(t, e, lib, NULL, 0, offs, 2, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 1, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+	CHECK_SYM(t, s[1], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK_LINE(t, s[1], "lib.c", "fixture_lib_func");
+out:
+	addrres_elf__free(e);
+}
+
+static void test_debug_file_by_debuglink(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym;
+	char lib[PATH_MAX];
+	uint64_t off;
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-nobid-stripped.so"));
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);	/* the same layout */
+	OFFSET(t, lib, stat_sym.value + 2, &off);
+
+	OPEN(t, e, out_file("debuglink"), false, msg);
+	RESOLVE(t, e, lib, NULL, 0, &off, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 2, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+out:
+	addrres_elf__free(e);
+}
+
+/*
+ * With DEBUGINFOD_URLS set, the library must not ask (the client would
+ * make its cache directory first): a debug file is still found by build
+ * ID, none is downloaded.
+ */
+static void test_no_debuginfod(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym;
+	struct stat st;
+	char lib[PATH_MAX], cache[PATH_MAX];
+	uint64_t off;
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-stripped.so"));
+	snprintf(cache, sizeof(cache), "%s", out_file("debuginfod-cache"));
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	OFFSET(t, lib, stat_sym.value, &off);
+	if (setenv("DEBUGINFOD_URLS", "http://127.0.0.1:9/", 1) ||
+	    setenv("DEBUGINFOD_CACHE_PATH", cache, 1))
+		FAIL(t, "setenv: %s", err_name(-errno));
+
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, lib, NULL, 0, &off, 1, s, msg);
+	CHECK(t, s[0] && s[0]->src_file == NULL);
+	CHECK(t, stat(cache, &st) && errno == ENOENT);
+	addrres_elf__free(e);
+	e = NULL;
+
+	OPEN(t, e, out_file("debug"), false, msg);
+	RESOLVE(t, e, lib, NULL, 0, &off, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK(t, stat(cache, &st) && errno == ENOENT);
+out:
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	addrres_elf__free(e);
+}
+
+/* ---- failures ---- */
+
+static void test_build_id_mismatch(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	unsigned char id[ADDRRES_BUILD_ID_MAX];
+	struct nm_sym func;
+	size_t id_size;
+	uint64_t off;
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	id_size = lib_build_id(id);
+	CHECK(t, id_size > 0);
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, out_file("lib.so"), func.value, &off);
+
+	OPEN(t, e, no_debug_dir(), false, msg);
+	/* another build ID: before the file was read, then after */
+	for (int pass = 0; pass < 2; pass++) {
+		id[id_size - 1] ^= 1;
+		s[0] = (void *)1;
+		CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib.so"), id, id_size, &off, 1, s),
+			  -ESTALE);
+		CHECK(t, s[0] == NULL);
+		CHECK(t, !strncmp(msg, out_file("lib.so"), strlen(out_file("lib.so"))));
+		CHECK(t, strstr(msg, "build ID") != NULL);
+		id[id_size - 1] ^= 1;
+		RESOLVE(t, e, out_file("lib.so"), id, id_size, &off, 1, s, msg);
+		CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	}
+	/* a file without a build ID, given one */
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib-nobid-stripped.so"), id, id_size, &off,
+					  1, s),
+		  -ESTALE);
+out:
+	addrres_elf__free(e);
+}
+
+static void test_not_elf(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	uint64_t off = 0;
+	char text[PATH_MAX];
+	char msg[512];
+	FILE *f;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(text, sizeof(text), "%s", out_file("text"));
+	f = fopen(text, "we");
+	if (!f || fputs("#!/bin/sh\necho not ELF\n", f) < 0 || fclose(f))
+		FAIL(t, "writing %s", text);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	CHECK_ERR(t, addrres_elf__resolve(e, text, NULL, 0, &off, 1, s), -ENOEXEC);
+	CHECK(t, !strncmp(msg, text, strlen(text)) && strstr(msg, "not an ELF file"));
+	/* ELF, but no executable: an object file */
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib.o"), NULL, 0, &off, 1, s), -ENOEXEC);
+	CHECK(t, strstr(msg, "not an ELF executable or shared library") != NULL);
+	/* not a regular file */
+	CHECK_ERR(t, addrres_elf__resolve(e, elf_dir, NULL, 0, &off, 1, s), -ENOEXEC);
+	/* a good one after them */
+	RESOLVE(t, e, out_file("pie"), NULL, 0, &off, 1, s, msg);
+	CHECK_STR(t, msg, "");
+out:
+	addrres_elf__free(e);
+}
+
+static void test_no_file(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	const struct addrres_vma *v[1];
+	struct addrres_procmaps *pm = NULL;
+	struct addrres_elf *e = NULL;
+	char missing[PATH_MAX];
+	uint64_t off = 0, stack;
+	char msg[512];
+	int local = 0;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(missing, sizeof(missing), "%s", out_file("does-not-exist"));
+	OPEN(t, e, no_debug_dir(), false, msg);
+	CHECK_ERR(t, addrres_elf__resolve(e, missing, NULL, 0, &off, 1, s), -ENOENT);
+	CHECK(t, !strncmp(msg, missing, strlen(missing)) && strstr(msg, ": No such file"));
+
+	/* a VMA without a file: the stack (or ASan's fake one) */
+	stack = (uintptr_t)&local;
+	CHECK_ERR(t, addrres_procmaps__open(NULL, &pm), 0);
+	CHECK_ERR(t, addrres_procmaps__resolve(pm, &stack, 1, v), 0);
+	CHECK(t, v[0] && v[0]->inode == 0);
+	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, v[0], &stack, 1, s), -ENOENT);
+	CHECK(t, s[0] == NULL);
+	CHECK(t, strstr(msg, ": no file is mapped there") != NULL);
+out:
+	addrres_procmaps__free(pm);
+	addrres_elf__free(e);
+}
+
+static void test_offset_outside_segments(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[4];
+	struct addrres_elf *e = NULL;
+	struct nm_sym glob;
+	struct stat st;
+	uint64_t offs[4];
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	NM(t, "pie.nm", "fixture_global", &glob);
+	if (stat(out_file("pie"), &st))
+		FAIL(t, "stat: %s", err_name(-errno));
+	/* the section headers end the file: no segment loads them */
+	offs[0] = (uint64_t)st.st_size - 1;
+	OFFSET(t, out_file("pie"), glob.value, &offs[1]);
+	offs[2] = 1ULL << 40;
+	offs[3] = UINT64_MAX;
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, out_file("pie"), NULL, 0, offs, 4, s, msg);
+	CHECK(t, s[0] == NULL);
+	CHECK_SYM(t, s[1], "fixture_global", glob, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK(t, s[2] == NULL && s[3] == NULL);
+out:
+	addrres_elf__free(e);
+}
+
+/* ---- the vdso ---- */
+
+/* A function of the vdso that the dynamic linker knows, and its address. */
+static void *vdso_function(void *vdso, const char **name)
+{
+	static const char *const names[] = {
+		"__vdso_clock_gettime", "__kernel_clock_gettime", "__vdso_gettimeofday",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		void *p = dlsym(vdso, names[i]);
+
+		if (p) {
+			*name = names[i];
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* s is a symbol of the vdso that dlsym() puts at @addr - its offset. */
+#define CHECK_VDSO_SYM(t, vdso, s, addr, off) do {				\
+	if (!(s) || !(s)->name)							\
+		FAIL(t, "%s: no symbol for the vdso's 0x%llx", #s,		\
+		     (unsigned long long)(addr));				\
+	CHECK_U64(t, (s)->offset, off);						\
+	CHECK(t, (uintptr_t)dlsym(vdso, (s)->name) == (addr) - (off));		\
+	CHECK(t, (s)->symtab != ADDRRES_ELF_SYMTAB_NONE);			\
+} while (0)
+
+static void test_vdso(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[2];
+	const struct addrres_vma *v[2];
+	struct addrres_procmaps *pm = NULL, *child_pm = NULL;
+	struct addrres_elf *e = NULL;
+	void *vdso = dlopen("linux-vdso.so.1", RTLD_NOLOAD | RTLD_LAZY), *fn;
+	const char *fname = NULL, *name;
+	uint64_t addrs[2];
+	pid_t child = -1;
+	int pipefd[2] = { -1, -1 };
+	char msg[512], c;
+
+	(void)arg;
+	if (!vdso)
+		SKIP(t, "no vdso in this process: %s", dlerror());
+	fn = vdso_function(vdso, &fname);
+	if (!fn)
+		SKIP(t, "the vdso has none of the functions looked for");
+	addrs[0] = (uintptr_t)fn;
+	addrs[1] = (uintptr_t)fn + 1;
+	CHECK_ERR(t, addrres_procmaps__open(NULL, &pm), 0);
+	CHECK_ERR(t, addrres_procmaps__resolve(pm, addrs, 2, v), 0);
+	CHECK(t, v[0] && v[0] == v[1]);
+	CHECK_STR(t, v[0]->name, "[vdso]");
+
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE_VMA(t, e, 0, v[0], addrs, 2, s, msg);
+	CHECK_VDSO_SYM(t, vdso, s[0], addrs[0], 0);
+	CHECK_VDSO_SYM(t, vdso, s[1], addrs[1], 1);
+	name = s[0]->name;
+	printf("# vdso: %s at 0x%llx is %s (%s)\n", fname, (unsigned long long)addrs[0], name,
+	       s[0]->symtab == ADDRRES_ELF_SYMTAB_DYNSYM ? ".dynsym" : "another table");
+
+	/* a child's, from /proc/PID/mem: the same image, at the same place */
+	if (pipe2(pipefd, O_CLOEXEC))
+		FAIL(t, "pipe: %s", err_name(-errno));
+	child = fork();
+	if (child < 0)
+		FAIL(t, "fork: %s", err_name(-errno));
+	if (!child) {
+		close(pipefd[1]);
+		while (read(pipefd[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	{
+		ADDRRES_OPTS(addrres_procmaps_opts, popts, .pid = child);
+
+		CHECK_ERR(t, addrres_procmaps__open(&popts, &child_pm), 0);
+	}
+	CHECK_ERR(t, addrres_procmaps__resolve(child_pm, addrs, 2, v), 0);
+	CHECK(t, v[0] && v[0] == v[1]);
+	CHECK_STR(t, v[0]->name, "[vdso]");
+	RESOLVE_VMA(t, e, child, v[0], addrs, 2, s, msg);
+	CHECK_VDSO_SYM(t, vdso, s[1], addrs[1], 1);
+	/* one vdso, one file of the cache */
+	CHECK(t, s[0]->name == name);
+out:
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	addrres_procmaps__free(pm);
+	addrres_procmaps__free(child_pm);
+	addrres_elf__free(e);
+	if (vdso)
+		dlclose(vdso);
+}
+
+/* ---- the API's rules ---- */
+
+static void test_opts_and_arguments(struct test *t, const void *arg)
+{
+	struct {
+		struct addrres_elf_opts opts;
+		uint64_t newer_field;
+	} big;
+	const struct addrres_elf_sym *s[1];
+	const struct addrres_vma *v[1];
+	struct addrres_procmaps *pm = NULL;
+	struct addrres_elf *e = (void *)1;
+	unsigned char id[ADDRRES_BUILD_ID_MAX + 1] = { 1 };
+	uint64_t off = 0, addr = (uintptr_t)&test_opts_and_arguments;
+	char msg[256];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	memset(&big, 0, sizeof(big));
+	big.opts.errbuf = msg;
+	big.opts.errbuf_sz = sizeof(msg);
+	/* sz 0 */
+	CHECK_ERR(t, addrres_elf__open(&big.opts, &e), -EINVAL);
+	CHECK(t, e == NULL);
+	/* a newer caller's struct: its new fields must be zero */
+	big.opts.sz = sizeof(big);
+	big.newer_field = 1;
+	CHECK_ERR(t, addrres_elf__open(&big.opts, &e), -EINVAL);
+	CHECK(t, !strncmp(msg, "addrres_elf_opts: ", 18));
+	big.newer_field = 0;
+	CHECK_ERR(t, addrres_elf__open(&big.opts, NULL), -EINVAL);
+	/* the defaults */
+	CHECK_ERR(t, addrres_elf__open(NULL, &e), 0);
+	addrres_elf__free(e);
+	e = NULL;
+	CHECK_ERR(t, addrres_elf__open(&big.opts, &e), 0);
+	CHECK_STR(t, msg, "");
+
+	CHECK_ERR(t, addrres_elf__resolve(NULL, out_file("pie"), NULL, 0, &off, 1, s), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve(e, NULL, NULL, 0, &off, 1, s), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), NULL, 0, NULL, 1, s), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), NULL, 0, &off, 1, NULL), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), id, sizeof(id), &off, 1, s), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), id, 0, &off, 1, s), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), NULL, 4, &off, 1, s), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), NULL, 0, NULL, 0, NULL), 0);
+
+	CHECK_ERR(t, addrres_procmaps__open(NULL, &pm), 0);
+	CHECK_ERR(t, addrres_procmaps__resolve(pm, &addr, 1, v), 0);
+	CHECK(t, v[0] != NULL);
+	CHECK_ERR(t, addrres_elf__resolve_vma(NULL, 0, v[0], &addr, 1, s), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, NULL, &addr, 1, s), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve_vma(e, -1, v[0], &addr, 1, s), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, v[0], NULL, 1, s), -EINVAL);
+	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, v[0], NULL, 0, NULL), 0);
+	/* an address outside the VMA */
+	off = v[0]->end;
+	s[0] = (void *)1;
+	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, v[0], &off, 1, s), -EINVAL);
+	CHECK(t, s[0] == NULL && strstr(msg, "outside the VMA"));
+	/* and ours, in it */
+	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, v[0], &addr, 1, s), 0);
+	CHECK_STR(t, s[0]->name, "test_opts_and_arguments");
+	addrres_elf__free(NULL);
+out:
+	addrres_procmaps__free(pm);
+	if (e != (void *)1)
+		addrres_elf__free(e);
+}
+
+/* The files a handle opened are closed by its free. */
+static void test_free_closes_files(struct test *t, const void *arg)
+{
+	static const char *const files[] = {
+		"pie", "nopie", "lib.so", "lib-stripped.so", "lib-minidebuginfo.so",
+	};
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	uint64_t off = 0x1000;
+	int before, during;
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	before = count_fds();
+	OPEN(t, e, out_file("debug"), false, msg);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		RESOLVE(t, e, out_file(files[i]), NULL, 0, &off, 1, s, msg);
+	during = count_fds();
+	addrres_elf__free(e);
+	e = NULL;
+	CHECK(t, during > before);
+	CHECK_INT(t, count_fds(), before);
+out:
+	addrres_elf__free(e);
+}
+
+/* ---- the fixtures ---- */
+
+/* Run fixtures/elf/build.sh into SCRATCH/elf; elf_dir is set if it worked. */
+static void build_fixtures(void)
+{
+	char script[PATH_MAX], dir[PATH_MAX];
+	char *argv[] = { "sh", script, dir, NULL };
+	pid_t pid;
+	int status;
+
+	static char built[PATH_MAX];
+
+	snprintf(script, sizeof(script), "%s/elf/build.sh", fixtures_dir);
+	snprintf(dir, sizeof(dir), "%s/elf", scratch_dir);
+	if (posix_spawnp(&pid, "sh", NULL, NULL, argv, environ)) {
+		fprintf(stderr, "cannot run %s\n", script);
+		return;
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "%s %s failed\n", script, dir);
+		return;
+	}
+	if (realpath(dir, built))
+		elf_dir = built;
+}
+
+#define CASE(fn) { #fn + 5, fn, NULL, false, false, "" }
+
+static struct test tests[] = {
+	CASE(test_pie_symbols_and_lines),
+	CASE(test_non_pie_executable),
+	CASE(test_no_lines),
+	CASE(test_shared_library_vma),
+	CASE(test_vma_opened_by_path),
+	CASE(test_stripped_dynsym),
+	CASE(test_gnu_debugdata),
+	CASE(test_debug_file_by_build_id),
+	CASE(test_debug_file_by_debuglink),
+	CASE(test_no_debuginfod),
+	CASE(test_build_id_mismatch),
+	CASE(test_not_elf),
+	CASE(test_no_file),
+	CASE(test_offset_outside_segments),
+	CASE(test_vdso),
+	CASE(test_opts_and_arguments),
+	CASE(test_free_closes_files),
+};
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s FIXTURES_DIR SCRATCH_DIR\n", argv[0]);
+		return 2;
+	}
+	fixtures_dir = argv[1];
+	scratch_dir = argv[2];
+	/* The caller's servers must not change what is found (see test_no_debuginfod). */
+	unsetenv("DEBUGINFOD_URLS");
+	build_fixtures();
+	return run_tests(tests, sizeof(tests) / sizeof(tests[0]));
+}
