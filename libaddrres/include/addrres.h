@@ -670,9 +670,10 @@ struct addrres_elf_opts {
  * @column: its column, 0 if unknown.
  *
  * The library owns these structs and their strings: a struct lives until
- * the next addrres_elf__resolve() or addrres_elf__resolve_vma() on the
- * same handle, or its free; the strings until addrres_elf__free().  Do
- * not allocate or copy the struct itself: fields may be appended.
+ * the next addrres_elf__resolve(), addrres_elf__resolve_vma() or
+ * addrres_elf__resolve_vmas() on the same handle, or its free; the
+ * strings until addrres_elf__free().  Do not allocate or copy the struct
+ * itself: fields may be appended.
  */
 struct addrres_elf_sym {
 	uint64_t elf_addr;
@@ -819,6 +820,39 @@ LIBADDRRES_API int addrres_elf__resolve_vma(struct addrres_elf *e, int pid,
 					    const struct addrres_vma *vma,
 					    const uint64_t *addrs, size_t n,
 					    const struct addrres_elf_sym **syms);
+
+/**
+ * addrres_elf__resolve_vmas() - the symbols and lines of a batch of a process's addresses
+ * @e: the handle
+ * @pid: the process; 0: the caller's own
+ * @addrs: the addresses, in any order, repeated or not
+ * @vmas: for each of @addrs, its VMA as addrres_procmaps__resolve() found
+ *	it, or NULL (an address that is not mapped)
+ * @n: the number of @addrs and of @vmas; 0 is allowed
+ * @syms: where to store, for each of @addrs, what it holds (see
+ *	addrres_elf__resolve()); NULL where @vmas[i] is NULL, where its VMA
+ *	could not be symbolized (see @errs) or the offset is in no segment
+ * @errs: if not NULL, where to store, for each of @addrs, 0 or the
+ *	negative errno with which addrres_elf__resolve_vma() failed for its
+ *	VMA: -ENOENT for anonymous memory (but the vdso) or a file gone,
+ *	-ESTALE for a file replaced since it was mapped, -ENOEXEC, -EACCES...
+ *
+ * What a profiler does after addrres_procmaps__resolve(): the addresses
+ * are grouped by VMA, and each group goes through
+ * addrres_elf__resolve_vma().  A VMA that cannot be symbolized does not
+ * stop the batch; its addresses get a NULL entry and their error in
+ * @errs (the message in &addrres_elf_opts.errbuf is the last one).  The
+ * results live until the next resolve call on @e, as for the others.
+ *
+ * Return: 0 on success, even where some VMAs could not be symbolized;
+ * -EINVAL for invalid arguments, or an address outside its VMA; -ENOMEM;
+ * -EOPNOTSUPP if the library was built without elfutils (LIBELF=0).  On
+ * failure every entry of @syms is NULL.
+ */
+LIBADDRRES_API int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid,
+					     const uint64_t *addrs,
+					     const struct addrres_vma *const *vmas, size_t n,
+					     const struct addrres_elf_sym **syms, int *errs);
 
 #ifdef __cplusplus
 }

@@ -61,6 +61,7 @@ struct elf_facts {
 	size_t build_id_size;
 	bool has_symtab;	/* a .symtab of its own */
 	bool has_debugdata;	/* a .gnu_debugdata section */
+	bool relocatable;	/* ET_DYN: a PIE, a shared library, the vdso */
 };
 
 /* A file of the cache. */
@@ -231,6 +232,7 @@ static int facts_read(int fd, struct elf_facts *f, const char **why)
 		goto out;
 	}
 	/* What a process maps: no object file, no core file. */
+	f->relocatable = ehdr.e_type == ET_DYN;
 	if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) {
 		*why = "not an ELF executable or shared library";
 		err = -ENOEXEC;
@@ -588,6 +590,7 @@ static const struct addrres_elf_sym *sym_at(const struct addrres_elf *e, const s
 	const struct elf_load *l = load_of(&f->facts, off);
 	uint64_t mod_addr;
 	GElf_Off sym_off;
+	GElf_Word shndx;
 	GElf_Sym sym;
 	Elf *symelf = NULL;
 	const char *name;
@@ -597,7 +600,15 @@ static const struct addrres_elf_sym *sym_at(const struct addrres_elf *e, const s
 	memset(s, 0, sizeof(*s));
 	s->elf_addr = off - l->offset + l->vaddr;
 	mod_addr = s->elf_addr + f->bias;
-	name = dwfl_module_addrinfo(f->mod, mod_addr, &sym_off, &sym, NULL, &symelf, NULL);
+	name = dwfl_module_addrinfo(f->mod, mod_addr, &sym_off, &sym, &shndx, &symelf, NULL);
+	/*
+	 * An absolute symbol of a file loaded anywhere (the vdso's version
+	 * names, of value 0) does not move with it: it names no code there,
+	 * as eu-addr2line --pid, which loads the file at its real address,
+	 * finds.
+	 */
+	if (name && shndx == SHN_ABS && f->facts.relocatable)
+		name = NULL;
 	if (name) {
 		s->name = name;
 		s->offset = sym_off;
@@ -618,24 +629,36 @@ static const struct addrres_elf_sym *sym_at(const struct addrres_elf *e, const s
 	return s;
 }
 
-/* syms[i] for the file offset @vals[i] + @adj of @f (wrapping), i < @n. */
-static int resolve_file(struct addrres_elf *e, const struct elf_file *f, const uint64_t *vals,
-			uint64_t adj, size_t n, const struct addrres_elf_sym **syms, const char *name)
+/*
+ * Room for @n results in e->syms.  Pointers into it from an earlier call
+ * die: a batch reserves once for all its groups (resolve_vmas()).
+ */
+static int syms_reserve(struct addrres_elf *e, size_t n, const char *name)
 {
-	if (n > e->syms_cap) {
-		struct addrres_elf_sym *p;
+	struct addrres_elf_sym *p;
 
-		if (n > SIZE_MAX / sizeof(*p))
-			return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
-		p = realloc(e->syms, n * sizeof(*p));
-		if (!p)
-			return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
-		e->syms = p;
-		e->syms_cap = n;
-	}
-	for (size_t i = 0; i < n; i++)
-		syms[i] = sym_at(e, f, vals[i] + adj, &e->syms[i]);
+	if (n <= e->syms_cap)
+		return 0;
+	if (n > SIZE_MAX / sizeof(*p))
+		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	p = realloc(e->syms, n * sizeof(*p));
+	if (!p)
+		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	e->syms = p;
+	e->syms_cap = n;
 	return 0;
+}
+
+/*
+ * syms[i] for the file offset @vals[i] + @adj of @f (wrapping), i < @n,
+ * kept in @store[i].
+ */
+static void resolve_file(const struct addrres_elf *e, const struct elf_file *f,
+			 const uint64_t *vals, uint64_t adj, size_t n,
+			 const struct addrres_elf_sym **syms, struct addrres_elf_sym *store)
+{
+	for (size_t i = 0; i < n; i++)
+		syms[i] = sym_at(e, f, vals[i] + adj, &store[i]);
 }
 
 /* ---- the API ---- */
@@ -748,17 +771,16 @@ int addrres_elf__resolve(struct addrres_elf *e, const char *path,
 		if (err)
 			return err;
 	}
-	err = resolve_file(e, f, file_offsets, 0, n, syms, path);
-	if (err) {
-		for (size_t i = 0; i < n; i++)
-			syms[i] = NULL;
-	}
+	err = syms_reserve(e, n, path);
+	if (!err)
+		resolve_file(e, f, file_offsets, 0, n, syms, e->syms);
 	return err;
 }
 
-int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
-			     const uint64_t *addrs, size_t n,
-			     const struct addrres_elf_sym **syms)
+/* addrres_elf__resolve_vma(), its results kept in @store (@n of them). */
+static int resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
+		       const uint64_t *addrs, size_t n, const struct addrres_elf_sym **syms,
+		       struct addrres_elf_sym *store)
 {
 	static const char deleted[] = " (deleted)";
 	char why[PATH_MAX + 160], name[PATH_MAX + 32];
@@ -768,16 +790,6 @@ int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrre
 	size_t len;
 	int fd, err;
 
-	if (syms) {
-		for (size_t i = 0; i < n; i++)
-			syms[i] = NULL;
-	}
-	if (!e)
-		return -EINVAL;
-	libaddrres_err_clear(&e->eb);
-	if (!vma || pid < 0 || ((!addrs || !syms) && n))
-		return libaddrres_err(&e->eb, -EINVAL,
-				      "addrres_elf__resolve_vma: a negative pid, or vma, addrs or syms is NULL");
 	vname = vma->name ? vma->name : "";
 	/* For messages: the VMA's name, or its range if it has none. */
 	if (*vname)
@@ -801,7 +813,8 @@ int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrre
 		if (err)
 			return err;
 		/* Its image starts at the VMA's start: offsets from there. */
-		return resolve_file(e, f, addrs, -vma->start, n, syms, name);
+		resolve_file(e, f, addrs, -vma->start, n, syms, store);
+		return 0;
 	}
 	if (!vma->inode)
 		return libaddrres_err(&e->eb, -ENOENT, "%s: no file is mapped there", name);
@@ -819,11 +832,108 @@ int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrre
 		if (err)
 			return err;
 	}
-	err = resolve_file(e, f, addrs, vma->offset - vma->start, n, syms, name);
-	if (err) {
+	resolve_file(e, f, addrs, vma->offset - vma->start, n, syms, store);
+	return 0;
+}
+
+int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
+			     const uint64_t *addrs, size_t n,
+			     const struct addrres_elf_sym **syms)
+{
+	int err;
+
+	if (syms) {
 		for (size_t i = 0; i < n; i++)
 			syms[i] = NULL;
 	}
+	if (!e)
+		return -EINVAL;
+	libaddrres_err_clear(&e->eb);
+	if (!vma || pid < 0 || ((!addrs || !syms) && n))
+		return libaddrres_err(&e->eb, -EINVAL,
+				      "addrres_elf__resolve_vma: a negative pid, or vma, addrs or syms is NULL");
+	err = syms_reserve(e, n, vma->name ? vma->name : "");
+	if (!err)
+		err = resolve_vma(e, pid, vma, addrs, n, syms, e->syms);
+	return err;
+}
+
+/* Of two positions of a batch, the one whose VMA starts lower first. */
+static int cmp_by_vma(const void *a, const void *b, void *vmas)
+{
+	const struct addrres_vma *const *v = vmas;
+	const struct addrres_vma *x = v[*(const size_t *)a], *y = v[*(const size_t *)b];
+	uint64_t xs = x ? x->start : 0, ys = y ? y->start : 0;
+
+	return xs < ys ? -1 : xs > ys;
+}
+
+int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid, const uint64_t *addrs,
+			      const struct addrres_vma *const *vmas, size_t n,
+			      const struct addrres_elf_sym **syms, int *errs)
+{
+	const struct addrres_elf_sym **group_syms = NULL;
+	uint64_t *group_addrs = NULL;
+	size_t *order = NULL, i, j;
+	int err = 0;
+
+	if (syms) {
+		for (i = 0; i < n; i++)
+			syms[i] = NULL;
+	}
+	if (errs) {
+		for (i = 0; i < n; i++)
+			errs[i] = 0;
+	}
+	if (!e)
+		return -EINVAL;
+	libaddrres_err_clear(&e->eb);
+	if (pid < 0 || ((!addrs || !vmas || !syms) && n))
+		return libaddrres_err(&e->eb, -EINVAL,
+				      "addrres_elf__resolve_vmas: a negative pid, or addrs, vmas or syms is NULL");
+	if (!n)
+		return 0;
+	order = calloc(n, sizeof(*order));
+	group_addrs = calloc(n, sizeof(*group_addrs));
+	group_syms = calloc(n, sizeof(*group_syms));
+	if (!order || !group_addrs || !group_syms) {
+		err = libaddrres_err(&e->eb, -ENOMEM, "addrres_elf__resolve_vmas: out of memory");
+		goto out;
+	}
+	/* Room for the whole batch first: each group keeps its part. */
+	err = syms_reserve(e, n, "addrres_elf__resolve_vmas");
+	if (err)
+		goto out;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_by_vma, (void *)vmas);
+	for (i = 0; i < n; i = j) {
+		const struct addrres_vma *vma = vmas[order[i]];
+		int verr;
+
+		for (j = i; j < n && vmas[order[j]] == vma; j++)
+			group_addrs[j - i] = addrs[order[j]];
+		if (!vma)
+			continue;
+		verr = resolve_vma(e, pid, vma, group_addrs, j - i, group_syms, &e->syms[i]);
+		if (verr == -ENOMEM || verr == -EINVAL) {
+			err = verr;
+			goto out;
+		}
+		for (size_t k = i; k < j; k++) {
+			syms[order[k]] = verr ? NULL : group_syms[k - i];
+			if (errs)
+				errs[order[k]] = verr;
+		}
+	}
+out:
+	if (err) {
+		for (i = 0; i < n; i++)
+			syms[i] = NULL;
+	}
+	free(order);
+	free(group_addrs);
+	free(group_syms);
 	return err;
 }
 
@@ -884,6 +994,23 @@ int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrre
 	if (syms) {
 		for (size_t i = 0; i < n; i++)
 			syms[i] = NULL;
+	}
+	return -EOPNOTSUPP;
+}
+
+int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid, const uint64_t *addrs,
+			      const struct addrres_vma *const *vmas, size_t n,
+			      const struct addrres_elf_sym **syms, int *errs)
+{
+	(void)e;
+	(void)pid;
+	(void)addrs;
+	(void)vmas;
+	for (size_t i = 0; i < n; i++) {
+		if (syms)
+			syms[i] = NULL;
+		if (errs)
+			errs[i] = -EOPNOTSUPP;
 	}
 	return -EOPNOTSUPP;
 }

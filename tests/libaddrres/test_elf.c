@@ -453,6 +453,64 @@ out:
 }
 
 /*
+ * A batch over several VMAs: each file's results survive the next file's
+ * group; anonymous memory and unmapped addresses get NULL and their error.
+ */
+static void test_resolve_vmas_batch(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[5];
+	const struct addrres_vma *v[5];
+	struct addrres_elf *e = NULL;
+	struct loaded l = { 0 };
+	struct nm_sym func;
+	uint64_t addr, addrs[5];
+	char *heap = malloc(64);
+	char msg[512];
+	int err, errs[5];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	CHECK(t, heap != NULL);
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	err = loaded_setup(&l, &addr, msg, sizeof(msg));
+	if (err)
+		FAIL(t, "loading lib.so: %s", msg);
+	addrs[0] = addr + 5;
+	addrs[1] = (uintptr_t)heap;			/* anonymous */
+	addrs[2] = (uintptr_t)test_resolve_vmas_batch;	/* this program */
+	addrs[3] = 16;					/* not mapped */
+	addrs[4] = addr;
+	err = loaded_vmas(&l, addrs, 5, v, msg, sizeof(msg));
+	if (err)
+		FAIL(t, "the VMAs: %s: %s", err_name(err), msg);
+	CHECK(t, v[0] && v[0] == v[4] && v[1] && v[2] && !v[3]);
+
+	OPEN(t, e, no_debug_dir(), false, msg);
+	err = addrres_elf__resolve_vmas(e, 0, addrs, v, 5, s, errs);
+	if (err)
+		FAIL(t, "resolve_vmas: %s: %s", err_name(err), msg);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 5, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_SYM(t, s[4], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_INT(t, errs[0], 0);
+	CHECK(t, !s[1]);
+	CHECK_INT(t, errs[1], -ENOENT);
+	CHECK(t, s[2] && s[2]->name && !strcmp(s[2]->name, "test_resolve_vmas_batch"));
+	CHECK(t, s[2]->offset == 0);
+	CHECK(t, !s[3]);
+	CHECK_INT(t, errs[3], 0);
+
+	/* an address outside the VMA given for it fails the batch */
+	addrs[1] = v[0]->end;
+	v[1] = v[0];
+	CHECK_ERR(t, addrres_elf__resolve_vmas(e, 0, addrs, v, 5, s, errs), -EINVAL);
+	CHECK(t, !s[0] && !s[4]);
+out:
+	addrres_elf__free(e);
+	loaded_undo(&l);
+	free(heap);
+}
+
+/*
  * A VMA whose /proc/self/map_files entry does not exist (a range that is
  * not mapped) is opened by its name, which must be its device and inode.
  */
@@ -1012,6 +1070,7 @@ static struct test tests[] = {
 	CASE(test_non_pie_executable),
 	CASE(test_no_lines),
 	CASE(test_shared_library_vma),
+	CASE(test_resolve_vmas_batch),
 	CASE(test_vma_opened_by_path),
 	CASE(test_stripped_dynsym),
 	CASE(test_gnu_debugdata),
