@@ -106,8 +106,8 @@ static const char usage_text[] =
 "\n"
 "Exit codes:\n"
 "  0  every address or name resolved\n"
-"  1  some did not (printed as \"??\", or listed as not found), or a name is\n"
-"     ambiguous (every match is listed)\n"
+"  1  some did not (printed as \"??\": no symbol, no mapping, or no ELF symbol\n"
+"     in a mapped file), or a name is ambiguous (every match is listed)\n"
 "  2  usage error\n"
 "  3  malformed address or name\n"
 "  4  no such process\n"
@@ -707,8 +707,35 @@ static uint64_t vma__offset(const struct addrres_vma *vma, uint64_t addr)
 	return addr - vma->start + (vma->inode ? vma->offset : 0);
 }
 
+/* What the ELF symbolizer said of one address (its strings live until addrres_elf__free()). */
+struct sym_result {
+	bool tried;		/* the address is in a file (or the vdso) and symbols were asked */
+	int err;		/* the file could not be read: -ENOENT, -ESTALE, ... */
+	const char *name;	/* NULL: no symbol holds it */
+	uint64_t offset, elf_addr;
+	enum addrres_elf_symtab symtab;
+	const char *src_file;
+	unsigned int line, column;
+};
+
+static const char *symtab__name(enum addrres_elf_symtab t)
+{
+	switch (t) {
+	case ADDRRES_ELF_SYMTAB_SYMTAB:
+		return "symtab";
+	case ADDRRES_ELF_SYMTAB_DYNSYM:
+		return "dynsym";
+	case ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA:
+		return "gnu_debugdata";
+	case ADDRRES_ELF_SYMTAB_DEBUG_FILE:
+		return "debug_file";
+	default:
+		return "none";
+	}
+}
+
 static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
-			     const struct addrres_vma *vma)
+			     const struct addrres_vma *vma, const struct sym_result *sr)
 {
 	char perms[5], id[2 * ADDRRES_BUILD_ID_MAX + 1];
 
@@ -742,11 +769,31 @@ static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
 		putchar(',');
 		json_hex("file_offset", vma__offset(vma, addr));
 	}
+	if (sr->tried && sr->err) {
+		fputs(",\"symbol\":null,\"symbol_error\":", stdout);
+		json_str(strerror(-sr->err));
+	} else if (sr->tried && sr->name) {
+		fputs(",\"symbol\":{\"name\":", stdout);
+		json_str(sr->name);
+		putchar(',');
+		json_hex("offset", sr->offset);
+		putchar(',');
+		json_hex("elf_addr", sr->elf_addr);
+		printf(",\"symtab\":\"%s\"", symtab__name(sr->symtab));
+		if (sr->src_file) {
+			fputs(",\"file\":", stdout);
+			json_str(sr->src_file);
+			printf(",\"line\":%u,\"column\":%u", sr->line, sr->column);
+		}
+		putchar('}');
+	} else if (sr->tried) {
+		fputs(",\"symbol\":null", stdout);
+	}
 	puts("}");
 }
 
 static void maps__print_text(const struct maps_opts *mo, uint64_t addr,
-			     const struct addrres_vma *vma)
+			     const struct addrres_vma *vma, const struct sym_result *sr)
 {
 	char id[2 * ADDRRES_BUILD_ID_MAX + 1];
 
@@ -756,6 +803,13 @@ static void maps__print_text(const struct maps_opts *mo, uint64_t addr,
 	}
 	printf("0x%" PRIx64 " %s+0x%" PRIx64, addr, vma->name[0] ? vma->name : "[anon]",
 	       vma__offset(vma, addr));
+	if (sr->tried && sr->name) {
+		printf(" %s+0x%" PRIx64, sr->name, sr->offset);
+		if (sr->src_file)
+			printf(" %s:%u", sr->src_file, sr->line);
+	} else if (sr->tried) {
+		fputs(" ??", stdout);
+	}
 	if (mo->build_ids && vma->build_id_size) {
 		build_id__format(vma, id);
 		printf(" build-id=%s", id);
@@ -763,34 +817,119 @@ static void maps__print_text(const struct maps_opts *mo, uint64_t addr,
 	putchar('\n');
 }
 
+/* Whether the ELF symbolizer can say something of a VMA's addresses. */
+static bool vma__has_elf(const struct addrres_vma *vma)
+{
+	return vma && (vma->inode || !strcmp(vma->name, "[vdso]"));
+}
+
+/*
+ * The ELF symbol of every address in a file (or the vdso).  A file that
+ * cannot be read leaves its addresses' error in @res; only running out of
+ * memory is an error.
+ */
+static int maps__symbolize(const struct maps_opts *mo, struct addrres_elf *elf,
+			   const struct batch *b, const struct addrres_vma **vmas,
+			   struct sym_result *res)
+{
+	const struct addrres_elf_sym **syms = calloc(b->nr, sizeof(*syms));
+	int *errs = calloc(b->nr, sizeof(*errs));
+	int ret = -ENOMEM;
+
+	if (syms && errs)
+		ret = addrres_elf__resolve_vmas(elf, mo->pid, b->addrs, vmas, b->nr, syms, errs);
+	for (size_t i = 0; !ret && i < b->nr; i++) {
+		struct sym_result *sr = &res[i];
+		const struct addrres_elf_sym *sym = syms[i];
+
+		if (!vma__has_elf(vmas[i]))
+			continue;
+		sr->tried = true;
+		sr->err = errs[i];
+		if (!sym || !sym->name)
+			continue;
+		sr->name = sym->name;
+		sr->offset = sym->offset;
+		sr->elf_addr = sym->elf_addr;
+		sr->symtab = sym->symtab;
+		sr->src_file = sym->src_file;
+		sr->line = sym->line;
+		sr->column = sym->column;
+	}
+	free(syms);
+	free(errs);
+	return ret;
+}
+
+/*
+ * The ELF symbolizer, or NULL (with a note) if this build has none.  It
+ * keeps @err, its messages, until it is freed.
+ */
+static int maps__open_elf(const struct maps_opts *mo, struct addrres_elf **elf,
+			  char *err, size_t err_sz)
+{
+	int r;
+
+	ADDRRES_OPTS(addrres_elf_opts, opts, .debug_dirs = mo->debug_dirs,
+		     .no_lines = !mo->lines, .errbuf = err, .errbuf_sz = err_sz);
+	r = addrres_elf__open(&opts, elf);
+	if (r == -EOPNOTSUPP) {
+		note("this addrres was built without libdw (LIBELF=0): no ELF symbols");
+		return EXIT_RESOLVED;
+	}
+	if (r) {
+		msg("%s", err);
+		return EXIT_FAILURE_OTHER;
+	}
+	return EXIT_RESOLVED;
+}
+
 static int maps__resolve(const struct maps_opts *mo, struct addrres_procmaps *pm,
 			 const struct batch *b, const char *maps_name, const char *err)
 {
 	const struct addrres_vma **vmas;
+	struct addrres_elf *elf = NULL;
+	struct sym_result *res;
+	char elf_err[512];
 	int ret = EXIT_RESOLVED, r;
 
 	if (!b->nr)
 		return EXIT_RESOLVED;
 	vmas = calloc(b->nr, sizeof(*vmas));
-	if (!vmas) {
+	res = calloc(b->nr, sizeof(*res));
+	if (!vmas || !res) {
 		msg("out of memory");
-		return EXIT_FAILURE_OTHER;
+		ret = EXIT_FAILURE_OTHER;
+		goto out;
 	}
 	r = addrres_procmaps__resolve(pm, b->addrs, b->nr, vmas);
 	if (r) {
 		ret = maps__error(mo, r, err[0] ? err : maps_name);
 		goto out;
 	}
+	if (mo->symbols) {
+		ret = maps__open_elf(mo, &elf, elf_err, sizeof(elf_err));
+		if (ret)
+			goto out;
+		r = elf ? maps__symbolize(mo, elf, b, vmas, res) : 0;
+		if (r) {
+			msg("ELF symbols: %s", strerror(-r));
+			ret = EXIT_FAILURE_OTHER;
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < b->nr; i++) {
-		if (!vmas[i])
+		if (!vmas[i] || (res[i].tried && !res[i].name))
 			ret = EXIT_UNRESOLVED;
 		if (mo->json)
-			maps__print_json(mo, b->addrs[i], vmas[i]);
+			maps__print_json(mo, b->addrs[i], vmas[i], &res[i]);
 		else
-			maps__print_text(mo, b->addrs[i], vmas[i]);
+			maps__print_text(mo, b->addrs[i], vmas[i], &res[i]);
 	}
 out:
+	addrres_elf__free(elf);
 	free(vmas);
+	free(res);
 	return ret;
 }
 

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=29
+cases=30
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -133,7 +133,7 @@ read -r range _ offset _ _ path < <(maps_line 1)
 start=${range%-*}
 expect "maps --maps: file VMA: path and file offset" 0 \
 	"0x$(printf %x $((0x$start + 0x10))) $path+0x$(printf %x $((0x$offset + 0x10)))" "" \
-	maps -p 0 --maps="$FIX/maps" "$(printf %x $((0x$start + 0x10)))"
+	maps -p 0 --maps="$FIX/maps" --no-symbols "$(printf %x $((0x$start + 0x10)))"
 expect "maps --maps --method=ioctl: not a maps file, exits 6 naming the fallback" 6 "" \
 	'no PROCMAP_QUERY ioctl .*without --method=ioctl, addrres reads the maps text' \
 	maps -p 0 --maps="$FIX/maps" --method=ioctl "$start"
@@ -189,6 +189,45 @@ print(a["address"], v["start"], v["perms"], v["name"], b["vma"])') &&
 else
 	printf '%s\n' "got: $out" "want the first line of: ${lines[0]}" | ktap_diag
 	ktap_result fail "$name" "the JSON differs from the maps file"
+fi
+
+# The same function names as elfutils' own eu-addr2line --pid, for 40
+# addresses across each code VMA of the live process (its executable,
+# libc, ld.so, the vdso).  Neither asks debuginfod.  Where no symbol
+# holds an address, eu-addr2line prints "(MODULE)+0xOFFSET" and addrres
+# "??".
+name="addrres: maps: ELF symbols as eu-addr2line --pid -S gives them, in every code VMA"
+if ! command -v eu-addr2line >/dev/null; then
+	ktap_result skip "$name" "no eu-addr2line (Debian's elfutils)"
+else
+	code=()
+	for line in "${lines[@]}"; do
+		read -r range perms _ _ _ path <<<"$line"
+		if [ "${perms:2:1}" != x ] || [ "$path" = "[vsyscall]" ]; then continue; fi
+		start=$((0x${range%-*})) end=$((0x${range#*-}))
+		for ((k = 0; k < 40; k++)); do
+			code+=("$(printf '0x%x' $((start + (end - start) * k / 40 + k)))")
+		done
+	done
+	rc=0
+	"$cli" maps -p "$sleeper" --no-lines "${code[@]}" 2>"$work/err" |
+		awk '{ s = $3; sub(/\+0x0$/, "", s); print s }' >"$work/ours" || rc=$?
+	DEBUGINFOD_URLS='' eu-addr2line --pid="$sleeper" -S "${code[@]}" 2>/dev/null |
+		awk 'NR % 2 { sub(/\+0x0$/, ""); sub(/^\(.*\)\+(0x[0-9a-f]+|0)$/, "??"); print }' \
+		>"$work/theirs" || true
+	named=$(grep -vc '^??$' "$work/theirs" || true)
+	if [ "$rc" -gt 1 ]; then
+		head -n 5 "$work/err" | ktap_diag
+		ktap_result fail "$name" "addrres exited $rc"
+	elif [ "$(wc -l <"$work/theirs")" != ${#code[@]} ] || [ "$named" -lt $((${#code[@]} / 2)) ]; then
+		ktap_result fail "$name" "eu-addr2line named $named of ${#code[@]} addresses"
+	elif ! diff <(paste -d' ' <(printf '%s\n' "${code[@]}") "$work/ours") \
+		<(paste -d' ' <(printf '%s\n' "${code[@]}") "$work/theirs") >"$work/diff"; then
+		head -n 10 "$work/diff" | ktap_diag
+		ktap_result fail "$name" "$(grep -c '^<' "$work/diff") of ${#code[@]} differ"
+	else
+		ktap_result ok "$name (${#code[@]} addresses, $named named)"
+	fi
 fi
 
 # --- the process-related exit codes -----------------------------------------
