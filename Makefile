@@ -84,12 +84,13 @@ demo: kernel
 	@$(H)/run-vm.sh script $(H)/guest-demo.sh
 
 # On a kernel without the debugging options: KASAN and lockdep would
-# measure themselves.
+# measure themselves.  Last, libaddrres against eu-addr2line, on the host.
 bench: deps
 	@$(S)/make-tree.sh --lenient
 	@KERNEL_FLAVOR=bench $(S)/build-kernel.sh
 	@KERNEL_FLAVOR=bench $(S)/build-tools.sh
 	@KERNEL_FLAVOR=bench $(H)/run-vm.sh script bench/guest-bench.sh
+	@bench/host-bench.sh
 
 lint: deps
 	@. $(S)/lib.sh && build_ktap_summary && mkdir -p "$$BUILD_DIR/lint" && \

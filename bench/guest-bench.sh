@@ -2,11 +2,11 @@
 # Runs in the guest (`make bench`): first the PROCMAP_QUERY benchmark
 # (below: libaddrres's text, ioctl and AUTO methods and the stdio
 # reference), then text-poke-bench (what TEXT_POKE records cost a static
-# key flip, and the change rate recorded without loss), last
-# kallmodsyms-bench (a read of /proc/kallmodsyms against one of
-# /proc/kallsyms).  The PROCMAP_QUERY benchmark runs with three address
-# sets over about 700 VMAs, from the most to the least favourable to the
-# ioctl:
+# key flip, and the change rate recorded without loss), kallmodsyms-bench
+# (a read of /proc/kallmodsyms against one of /proc/kallsyms), last
+# symbolize-bench -k (libaddrres's kernel lookups per second).  The
+# PROCMAP_QUERY benchmark runs with three address sets over about 700
+# VMAs, from the most to the least favourable to the ioctl:
 #  - the shape published with the upstream series (its 35x): 4,435 stack
 #    trace addresses, 699 of them distinct, in a process with 702 VMAs;
 #    the addresses fell in code mapped from a few binaries, so that six
@@ -71,3 +71,6 @@ echo "## PERF_RECORD_TEXT_POKE: static key flips (kernel.sched_schedstats)"
 echo
 echo "## /proc/kallmodsyms: a whole read (128 KiB reads, as cat) against /proc/kallsyms"
 "$ADDRRES_BIN/kallmodsyms-bench"
+echo
+echo "## libaddrres: kernel address lookups on /proc/kallmodsyms"
+"$ADDRRES_BIN/symbolize-bench" -k
