@@ -136,7 +136,9 @@ struct addrres_ksyms_opts {
  * @object: the object file path that tells it apart from same-named
  *	symbols, as kallmodsyms shows it ("{head64.o}", a tail of the path
  *	in whole components), or NULL if it shows none.
- * @type: its type letter, as in nm(1): 'T' and 't' for text, and so on.
+ * @type: its type letter, as in nm(1): 'T' and 't' for text, and so on;
+ *	'?' for a loaded module's symbol of a section the kernel does not
+ *	classify.
  * @loaded_module: true if the symbol is not in the kernel image but in a
  *	loaded module, or in code that the kernel made at run time and
  *	shows as a pseudo-module: "[bpf]" (BPF programs) and names starting
@@ -178,7 +180,9 @@ struct addrres_ksyms;
  *  - in kallsyms, a single "[module]" only: anything else there is an
  *    error.
  *
- * ADDRESS is 1 to 16 hex digits, TYPE one letter, NAME has no space.
+ * ADDRESS is 1 to 16 hex digits, TYPE one letter or '?' (a loaded
+ * module's symbol in a section the kernel cannot classify), NAME has no
+ * space.
  *
  * In kallmodsyms, "[module]" alone, with no object, is a loaded module's
  * if that module is in the list of loaded modules

@@ -297,14 +297,18 @@ static int parse_line(struct parser *p, const char *line, size_t len)
 				   show_char(*s, cb));
 	if (++s == end)
 		return parse_error(p, "missing symbol type after the address");
-	if (!is_letter(*s))
-		return parse_error(p, "expected a one-letter symbol type, found %s",
+	/*
+	 * A letter, or '?': the kernel's type of a loaded module's symbol in
+	 * a section it cannot classify (as nm(1) shows such a symbol).
+	 */
+	if (!is_letter(*s) && *s != '?')
+		return parse_error(p, "expected a symbol type (a letter, or '?'), found %s",
 				   show_char(*s, cb));
 	type = *s++;
 	if (s == end || (*s == ' ' && s + 1 == end))
 		return parse_error(p, "missing symbol name after the type");
 	if (*s != ' ')
-		return parse_error(p, "expected a space after the one-letter symbol type, found %s",
+		return parse_error(p, "expected a space after the symbol type, found %s",
 				   show_char(*s, cb));
 	name = ++s;
 	for (; s < end && *s != '\t'; s++) {

@@ -839,6 +839,41 @@ out:
 	addrres_ksyms__free(ks);
 }
 
+/* The kernel shows '?' for a loaded module's symbol it cannot classify. */
+static void test_type_unknown(struct test *t, const void *arg)
+{
+	struct addrres_ksyms *ks = NULL;
+	const struct addrres_ksym *s;
+	char msg[256], path[PATH_MAX];
+	FILE *file;
+	int err;
+
+	(void)arg;
+	snprintf(path, sizeof(path), "%s", path_in(scratch_dir, "unknown-type.kallsyms"));
+	file = fopen(path, "w");
+	if (!file)
+		FAIL(t, "%s: %s", path, strerror(errno));
+	fprintf(file, "ffffffff81000000 T _text\n");
+	fprintf(file, "ffffffffc0002000 t test_module_init\t[test_module]\n");
+	fprintf(file, "ffffffffc0002100 ? __UNIQUE_ID_odd\t[test_module]\n");
+	if (fclose(file))
+		FAIL(t, "%s: %s", path, strerror(errno));
+	{
+		ADDRRES_OPTS(addrres_ksyms_opts, opts, .kallsyms_path = path,
+			     .source = ADDRRES_KSYMS_SOURCE_KALLSYMS, .errbuf = msg,
+			     .errbuf_sz = sizeof(msg));
+		err = addrres_ksyms__open(&opts, &ks);
+	}
+	if (err)
+		FAIL(t, "open: %s: %s", err_name(err), msg);
+	CHECK_ERR(t, addrres_ksyms__find_addr(ks, 0xffffffffc0002100ULL, &s, NULL), 0);
+	CHECK_STR(t, s->name, "__UNIQUE_ID_odd");
+	CHECK_INT(t, s->type, '?');
+	CHECK(t, s->loaded_module);
+out:
+	addrres_ksyms__free(ks);
+}
+
 static void test_long_line(struct test *t, const void *arg)
 {
 	enum { NAME_LEN = 1 << 20, NR_MODS = 5000 };
@@ -1144,6 +1179,7 @@ static struct test tests[64] = {
 	CASE(test_corrupt_modules),
 	CASE(test_error_message_cut),
 	CASE(test_empty_file),
+	CASE(test_type_unknown),
 	CASE(test_long_line),
 	CASE(test_mutated_input),
 	CASE(test_missing_files),
