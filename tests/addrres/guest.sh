@@ -71,6 +71,7 @@ check_kaddr "kaddr: symbols, built-in modules and objects as /proc/kallmodsyms h
 	/proc/kallmodsyms --source=kallmodsyms
 check_kaddr "kaddr --source=kallsyms (the fallback, forced): names as /proc/kallsyms has them" \
 	/proc/kallsyms --source=kallsyms
+kernel_addr=$(head -n 1 "$work/addrs")
 
 # A name that kallmodsyms shows more than once, every time as a text
 # symbol with an annotation of its own.
@@ -167,7 +168,7 @@ check_exit() { # NAME WANT_RC MESSAGE_ERE ("": no message) COMMAND...
 	fi
 }
 check_exit "kaddr --source=kallmodsyms: this kernel has it (exit 0)" 0 "" \
-	"$cli" kaddr --source=kallmodsyms "$(head -n 1 "$work/addrs")"
+	"$cli" kaddr --source=kallmodsyms "$kernel_addr"
 kptr=$(cat /proc/sys/kernel/kptr_restrict)
 echo 1 >/proc/sys/kernel/kptr_restrict
 check_exit "kaddr as a user without CAP_SYSLOG, kptr_restrict=1: exit 5 naming it" 5 \
