@@ -1045,14 +1045,47 @@ static int syms_reserve(struct addrres_elf *e, size_t n, const char *name)
 
 /*
  * syms[i] for the file offset @vals[i] + @adj of @f (wrapping), i < @n,
- * kept in @store[i].
+ * kept in @store[i].  A profile names the same addresses again and
+ * again: a hash table of the offsets seen (open addressing, slots of
+ * index + 1) looks each up once and copies it to its repeats.  Short of
+ * memory for the table, each is looked up where it is.
  */
 static void resolve_file(const struct addrres_elf *e, struct elf_file *f,
 			 const uint64_t *vals, uint64_t adj, size_t n,
 			 const struct addrres_elf_sym **syms, struct addrres_elf_sym *store)
 {
-	for (size_t i = 0; i < n; i++)
-		syms[i] = sym_at(e, f, vals[i] + adj, &store[i]);
+	unsigned int bits = 4;
+	size_t *slots = NULL, mask;
+
+	while (bits < 8 * sizeof(size_t) - 2 && ((size_t)1 << bits) < 2 * n)
+		bits++;
+	mask = ((size_t)1 << bits) - 1;
+	/* At most half full, so that a probe ends on a free slot soon. */
+	if (n > 1 && n <= (mask >> 1) + 1)
+		slots = calloc(mask + 1, sizeof(*slots));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = vals[i] + adj;
+		/* The product's top bits: offsets alike in their low bits spread. */
+		size_t h = (size_t)((off * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+
+		if (!slots) {
+			syms[i] = sym_at(e, f, off, &store[i]);
+			continue;
+		}
+		while (slots[h] && vals[slots[h] - 1] + adj != off)
+			h = (h + 1) & mask;
+		if (slots[h]) {
+			size_t k = slots[h] - 1;
+
+			if (syms[k])
+				store[i] = store[k];
+			syms[i] = syms[k] ? &store[i] : NULL;
+			continue;
+		}
+		slots[h] = i + 1;
+		syms[i] = sym_at(e, f, off, &store[i]);
+	}
+	free(slots);
 }
 
 /* ---- the API ---- */
