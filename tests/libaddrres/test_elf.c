@@ -2,12 +2,14 @@
 /*
  * Unit tests of libaddrres's ELF symbols (addrres_elf__*), on ELF files
  * that fixtures/elf/build.sh builds into the scratch directory at start
- * (from fixtures/elf/prog.c and lib.c, with $CC or cc, binutils and xz:
- * no binary is committed), on a library this process loads, and on its
- * vdso.  What the library must find comes from elsewhere: nm's listing
- * (addresses, sizes), readelf's build ID, the "line:NAME" comments of
- * the sources, the program headers read here with <elf.h>, dlsym().
- * One concern per case.
+ * (from fixtures/elf/prog.c, lib.c and syms.S, with $CC or cc, binutils
+ * and xz: no binary is committed), on a library this process loads, and
+ * on its vdso.  What the library must find comes from elsewhere: nm's
+ * listing (addresses, sizes), readelf's build ID, the "line:NAME"
+ * comments of the sources, the program headers read here with <elf.h>,
+ * dlsym(); and, offset after offset, libdwfl's dwfl_module_addrinfo()
+ * on a Dwfl of the test's own, on those files, the vdso and this
+ * process's libc.  One concern per case.
  *
  *   test_elf FIXTURES_DIR SCRATCH_DIR
  *
@@ -21,13 +23,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 #include "addrres.h"
 #include "unit.h"
@@ -1037,6 +1045,439 @@ out:
 	addrres_elf__free(e);
 }
 
+/* ---- the symbol index against libdwfl ---- */
+
+/*
+ * The library answers from an index of each file's symbols; libdwfl's
+ * dwfl_module_addrinfo() is the reference it must match at every offset
+ * (elf.c: "the symbol index").  The test reads each file with a Dwfl of
+ * its own, as the library does (link-time addresses, the same debug
+ * directories), and compares name, offset, size and table.
+ */
+
+/* A file compared, and the debug directories both read it with. */
+struct diff_file {
+	char label[64];
+	char path[PATH_MAX];
+	const char *debug_dirs;
+	size_t max_offsets;	/* 0: every byte of every PT_LOAD; see diff_offsets() */
+};
+
+/* libdwfl's view of a file, from the test's own Dwfl. */
+struct oracle {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	char *dirs;		/* cb.debuginfo_path points to it */
+	Dwfl_Callbacks cb;
+	Elf *main_elf, *debug_elf;
+	bool has_symtab, relocatable;
+};
+
+/* libdwfl reads only the file it is given. */
+static int oracle_no_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			 char **file_name, Elf **elfp)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)elfp;
+	return -1;
+}
+
+static void oracle_end(struct oracle *o)
+{
+	if (o->dwfl)
+		dwfl_end(o->dwfl);
+	free(o->dirs);
+	memset(o, 0, sizeof(*o));
+}
+
+static bool oracle_begin(struct oracle *o, const struct diff_file *df, char *why, size_t why_sz)
+{
+	Dwarf_Addr bias;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	Dwarf *dw;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->dirs = strdup(df->debug_dirs);
+	o->cb.find_elf = oracle_no_elf;
+	o->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	o->cb.debuginfo_path = &o->dirs;
+	fd = open(df->path, O_RDONLY | O_CLOEXEC);
+	if (!o->dirs || fd < 0 || !(o->dwfl = dwfl_begin(&o->cb))) {
+		snprintf(why, why_sz, "%s: cannot open it or begin a Dwfl", df->path);
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	dwfl_report_begin(o->dwfl);
+	o->mod = dwfl_report_elf(o->dwfl, "diff", df->path, fd, 0, true);
+	if (!o->mod || dwfl_report_end(o->dwfl, NULL, NULL) ||
+	    !(o->main_elf = dwfl_module_getelf(o->mod, &bias)) || bias ||
+	    !gelf_getehdr(o->main_elf, &eh)) {
+		if (!o->mod)
+			close(fd);
+		snprintf(why, why_sz, "%s: libdwfl: %s", df->path, dwfl_errmsg(-1));
+		return false;
+	}
+	o->relocatable = eh.e_type == ET_DYN;
+	while ((scn = elf_nextscn(o->main_elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			o->has_symtab = true;
+	}
+	dw = dwfl_module_getdwarf(o->mod, &bias);
+	o->debug_elf = dw ? dwarf_getelf(dw) : NULL;
+	return true;
+}
+
+/* What the library must say of module address @addr: elf.c's sym_at() on libdwfl's answer. */
+static void oracle_sym(const struct oracle *o, uint64_t addr, struct addrres_elf_sym *want)
+{
+	GElf_Off off = 0;
+	GElf_Word shndx = 0;
+	GElf_Sym sym;
+	Elf *elf = NULL;
+	const char *name = dwfl_module_addrinfo(o->mod, addr, &off, &sym, &shndx, &elf, NULL);
+
+	memset(want, 0, sizeof(*want));
+	want->elf_addr = addr;
+	/* The library's rule: an absolute symbol of a file loaded anywhere names no code. */
+	if (!name || (shndx == SHN_ABS && o->relocatable))
+		return;
+	want->name = name;
+	want->offset = off;
+	want->size = sym.st_size;
+	if (elf == o->main_elf)
+		want->symtab = o->has_symtab ? ADDRRES_ELF_SYMTAB_SYMTAB :
+					       ADDRRES_ELF_SYMTAB_DYNSYM;
+	else if (elf && elf == o->debug_elf)
+		want->symtab = ADDRRES_ELF_SYMTAB_DEBUG_FILE;
+	else
+		want->symtab = ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA;
+}
+
+static bool same_sym(const struct addrres_elf_sym *a, const struct addrres_elf_sym *b)
+{
+	return a->elf_addr == b->elf_addr && !a->name == !b->name &&
+	       (!a->name || !strcmp(a->name, b->name)) && a->offset == b->offset &&
+	       a->size == b->size && a->symtab == b->symtab;
+}
+
+static void print_sym(const char *what, const struct addrres_elf_sym *s)
+{
+	if (!s) {
+		printf("#     %s: (no result)\n", what);
+		return;
+	}
+	printf("#     %s: 0x%llx %s+0x%llx size 0x%llx table %d\n", what,
+	       (unsigned long long)s->elf_addr, s->name ? s->name : "(none)",
+	       (unsigned long long)s->offset, (unsigned long long)s->size, (int)s->symtab);
+}
+
+/* Offsets to compare, and the address of each. */
+struct diff_offs {
+	uint64_t *offs, *addrs;
+	size_t n, cap;
+	Elf64_Phdr ph[64];
+	Elf64_Ehdr eh;
+};
+
+/* Add file offset @off if a PT_LOAD's file part holds it (the first one's address). */
+static bool diff_add(struct diff_offs *d, uint64_t off)
+{
+	for (int i = 0; i < d->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &d->ph[i];
+
+		if (ph->p_type != PT_LOAD || off < ph->p_offset ||
+		    off - ph->p_offset >= ph->p_filesz)
+			continue;
+		if (d->n == d->cap) {
+			size_t cap = d->cap ? 2 * d->cap : 4096;
+			uint64_t *o = realloc(d->offs, cap * sizeof(*o)), *a;
+
+			if (!o)
+				return false;
+			d->offs = o;
+			a = realloc(d->addrs, cap * sizeof(*a));
+			if (!a)
+				return false;
+			d->addrs = a;
+			d->cap = cap;
+		}
+		d->offs[d->n] = off;
+		d->addrs[d->n++] = off - ph->p_offset + ph->p_vaddr;
+		return true;
+	}
+	return true;
+}
+
+/* Add module address @addr, if in the file part of an executable PT_LOAD. */
+static bool diff_add_addr(struct diff_offs *d, uint64_t addr)
+{
+	for (int i = 0; i < d->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &d->ph[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && addr >= ph->p_vaddr &&
+		    addr - ph->p_vaddr < ph->p_filesz)
+			return diff_add(d, addr - ph->p_vaddr + ph->p_offset);
+	}
+	return true;
+}
+
+/*
+ * The offsets of @df to compare: every byte of every PT_LOAD's file part;
+ * or, with max_offsets, that many spread evenly over the executable
+ * ones' bytes, and there the first byte of each symbol of libdwfl's
+ * table @o, the first byte past it and the bytes before those, where
+ * the answers change.
+ */
+static bool diff_offsets(const struct diff_file *df, const struct oracle *o, struct diff_offs *d)
+{
+	uint64_t total = 0, step, base = 0;
+	size_t seg = 0, nexec = 0;
+	const Elf64_Phdr *exec[64];
+	int nsyms;
+
+	memset(d, 0, sizeof(*d));
+	if (!read_phdrs(df->path, &d->eh, d->ph, 64))
+		return false;
+	for (int i = 0; i < d->eh.e_phnum; i++) {
+		if (d->ph[i].p_type != PT_LOAD || (df->max_offsets && !(d->ph[i].p_flags & PF_X)))
+			continue;
+		exec[nexec++] = &d->ph[i];
+		total += d->ph[i].p_filesz;
+	}
+	if (!total)
+		return false;
+	step = df->max_offsets ? (total + df->max_offsets - 1) / df->max_offsets : 1;
+	for (uint64_t k = 0; k < total; k += step) {
+		while (k - base >= exec[seg]->p_filesz)
+			base += exec[seg++]->p_filesz;
+		if (!diff_add(d, exec[seg]->p_offset + (k - base)))
+			return false;
+	}
+	nsyms = df->max_offsets ? dwfl_module_getsymtab(o->mod) : 0;
+	for (int i = 1; i < nsyms; i++) {
+		GElf_Addr value;
+		GElf_Sym sym;
+
+		if (!dwfl_module_getsym_info(o->mod, i, &sym, &value, NULL, NULL, NULL))
+			continue;
+		for (int delta = -1; delta <= 0; delta++) {
+			if (!diff_add_addr(d, value + delta) ||
+			    !diff_add_addr(d, value + sym.st_size + delta))
+				return false;
+		}
+	}
+	return d->n > 0;
+}
+
+/* Print at most this many differences, over all the files. */
+#define DIFF_SHOWN 5
+
+/*
+ * Compare the library with libdwfl at the offsets of @df: the number of
+ * offsets that differ (*@compared of them compared, among *@nsyms
+ * symbols), or -1 if the comparison could not be made (*@why says why).
+ */
+static long diff_file_run(const struct diff_file *df, size_t *compared, int *nsyms,
+			  size_t *shown, char *why, size_t why_sz)
+{
+	enum { CHUNK = 1 << 16 };
+	const struct addrres_elf_sym **syms = NULL;
+	struct addrres_elf *e = NULL;
+	struct addrres_elf_sym want;
+	struct oracle o;
+	struct diff_offs d = { 0 };
+	long differ = -1;
+	char msg[512];
+	int err;
+
+	*compared = 0;
+	*nsyms = 0;
+	if (!oracle_begin(&o, df, why, why_sz))
+		goto out;
+	*nsyms = dwfl_module_getsymtab(o.mod);
+	if (!diff_offsets(df, &o, &d)) {
+		snprintf(why, why_sz, "%s: no PT_LOAD bytes, or no memory", df->path);
+		goto out;
+	}
+	syms = calloc(CHUNK, sizeof(*syms));
+	err = syms ? open_elf(&e, df->debug_dirs, true, msg, sizeof(msg)) : -ENOMEM;
+	if (err) {
+		snprintf(why, why_sz, "open: %s", err_name(err));
+		goto out;
+	}
+	differ = 0;
+	for (size_t i = 0; i < d.n; i += CHUNK) {
+		size_t c = d.n - i < CHUNK ? d.n - i : CHUNK;
+
+		err = addrres_elf__resolve(e, df->path, NULL, 0, d.offs + i, c, syms);
+		if (err) {
+			snprintf(why, why_sz, "%.64s: resolve: %.32s: %.400s", df->label,
+				 err_name(err), msg);
+			differ = -1;
+			goto out;
+		}
+		for (size_t k = 0; k < c; k++) {
+			oracle_sym(&o, d.addrs[i + k], &want);
+			if (syms[k] && same_sym(syms[k], &want))
+				continue;
+			differ++;
+			if ((*shown)++ < DIFF_SHOWN) {
+				printf("#   %s: offset 0x%llx:\n", df->label,
+				       (unsigned long long)d.offs[i + k]);
+				print_sym("libaddrres", syms[k]);
+				print_sym("libdwfl", &want);
+			}
+		}
+	}
+	*compared = d.n;
+out:
+	addrres_elf__free(e);
+	free(syms);
+	free(d.offs);
+	free(d.addrs);
+	oracle_end(&o);
+	return differ;
+}
+
+/* The path of this process's libc, from dl_iterate_phdr(), into @data. */
+static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *slash = strrchr(info->dlpi_name, '/');
+	const char *base = slash ? slash + 1 : info->dlpi_name;
+
+	(void)size;
+	if (strncmp(base, "libc.so", 7) && strncmp(base, "libc-", 5))
+		return 0;
+	snprintf(data, PATH_MAX, "%s", info->dlpi_name);
+	return 1;
+}
+
+/* This process's vdso, copied into the file @path: false if none. */
+static bool copy_vdso(const char *path)
+{
+	unsigned long long start, end;
+	bool found = false, ok = false;
+	char line[512];
+	FILE *maps = fopen("/proc/self/maps", "re");
+	int fd;
+
+	if (!maps)
+		return false;
+	while (!found && fgets(line, sizeof(line), maps))
+		found = strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2;
+	fclose(maps);
+	if (!found || end <= start)
+		return false;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return false;
+	ok = write(fd, (const void *)(uintptr_t)start, end - start) == (ssize_t)(end - start);
+	close(fd);
+	return ok;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_index_matches_libdwfl(struct test *t, const void *arg)
+{
+	static const struct {
+		const char *file, *label;
+		int dirs;	/* 0 none, 1 debug/, 2 debuglink/ */
+	} fixtures[] = {
+		{ "pie", "pie", 0 },
+		{ "nopie", "nopie", 0 },
+		{ "lib.so", "lib.so", 0 },
+		{ "lib-stripped.so", "lib-stripped.so (.dynsym)", 0 },
+		{ "lib-stripped.so", "lib-stripped.so (debug file)", 1 },
+		{ "lib-minidebuginfo.so", "lib-minidebuginfo.so", 0 },
+		{ "lib-nobid-stripped.so", "lib-nobid-stripped.so (.gnu_debuglink)", 2 },
+		{ "syms.so", "syms.so", 0 },
+		{ "syms-stripped.so", "syms-stripped.so", 0 },
+		{ "syms-huge.so", "syms-huge.so", 0 },
+	};
+	static struct diff_file files[sizeof(fixtures) / sizeof(fixtures[0]) + 2];
+	static char no_debug[PATH_MAX], debug[PATH_MAX], debuglink[PATH_MAX];
+	size_t nfiles = 0, compared = 0, differ = 0, shown = 0;
+	char why[PATH_MAX + 256];
+	double t0;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(no_debug, sizeof(no_debug), "%s", no_debug_dir());
+	snprintf(debug, sizeof(debug), "%s", out_file("debug"));
+	snprintf(debuglink, sizeof(debuglink), "%s", out_file("debuglink"));
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		struct diff_file *df = &files[nfiles++];
+
+		snprintf(df->label, sizeof(df->label), "%s", fixtures[i].label);
+		snprintf(df->path, sizeof(df->path), "%s", out_file(fixtures[i].file));
+		df->debug_dirs = fixtures[i].dirs == 1 ? debug :
+				 fixtures[i].dirs == 2 ? debuglink : no_debug;
+		df->max_offsets = 0;
+	}
+	/* Absolute symbols (its version names): the ET_DYN rule. */
+	snprintf(files[nfiles].path, sizeof(files[nfiles].path), "%s", out_file("vdso.so"));
+	if (copy_vdso(files[nfiles].path)) {
+		snprintf(files[nfiles].label, sizeof(files[nfiles].label), "vdso");
+		files[nfiles].debug_dirs = no_debug;
+		files[nfiles++].max_offsets = 0;
+	} else {
+		printf("# no vdso to compare\n");
+	}
+	/*
+	 * Thousands of symbols, and whatever this system's libc is made of.
+	 * Each of libdwfl's answers reads them all (a tenth of a
+	 * millisecond or more): 20,000 offsets besides those at symbols'
+	 * edges, or $TEST_ELF_LIBC_OFFSETS.
+	 */
+	if (dl_iterate_phdr(find_libc, files[nfiles].path)) {
+		const char *env = getenv("TEST_ELF_LIBC_OFFSETS");
+
+		printf("# libc: %s\n", files[nfiles].path);
+		snprintf(files[nfiles].label, sizeof(files[nfiles].label), "libc");
+		files[nfiles].debug_dirs = "/usr/lib/debug";
+		files[nfiles].max_offsets = env && atol(env) > 0 ? (size_t)atol(env) : 20000;
+		nfiles++;
+	} else {
+		printf("# no libc found by dl_iterate_phdr()\n");
+	}
+
+	for (size_t i = 0; i < nfiles; i++) {
+		size_t n;
+		int nsyms;
+		long d;
+
+		t0 = now_s();
+		d = diff_file_run(&files[i], &n, &nsyms, &shown, why, sizeof(why));
+		if (d < 0)
+			FAIL(t, "%s", why);
+		printf("# %s: %zu offsets, %d symbols, %ld differ, %.2f s\n", files[i].label, n,
+		       nsyms, d, now_s() - t0);
+		compared += n;
+		differ += (size_t)d;
+	}
+	if (differ)
+		FAIL(t, "%zu of %zu offsets differ from dwfl_module_addrinfo()'s answer", differ,
+		     compared);
+out:
+	return;
+}
+
 /* ---- the fixtures ---- */
 
 /* Run fixtures/elf/build.sh into SCRATCH/elf; elf_dir is set if it worked. */
@@ -1084,6 +1525,7 @@ static struct test tests[] = {
 	CASE(test_vdso),
 	CASE(test_opts_and_arguments),
 	CASE(test_free_closes_files),
+	CASE(test_index_matches_libdwfl),
 };
 
 int main(int argc, char **argv)
