@@ -515,8 +515,8 @@ LIBADDRRES_API void addrres_procmaps__free(struct addrres_procmaps *pm);
  *	address is not mapped; @n entries.  Addresses of one VMA get the
  *	same pointer.
  *
- * The addresses are sorted (a copy; an already sorted batch is not sorted
- * again) and walked in order:
+ * The addresses are walked in ascending order (a sorted batch as it is,
+ * which one pass checks; any other sorted in a copy):
  *
  *  - the ioctl asks PROCMAP_QUERY for the VMA covering the lowest address
  *    not yet placed, or the next one above it

@@ -843,6 +843,93 @@ out:
 	free(heap);
 }
 
+/*
+ * Runs of addresses in VMAs and in a hole, sorted and in reverse: each
+ * address gets its page's VMA, one pointer per VMA, with each method.
+ */
+static void test_live_runs(struct test *t, const void *arg)
+{
+	enum { NR_PAGES = 16, HOLE = 5, MAX_ADDRS = NR_PAGES * 50 };
+	static const enum addrres_procmaps_method methods[] = {
+		ADDRRES_PROCMAPS_METHOD_TEXT, ADDRRES_PROCMAPS_METHOD_IOCTL,
+		ADDRRES_PROCMAPS_METHOD_AUTO,
+	};
+	struct addrres_procmaps_stats st = { .sz = sizeof(st) };
+	const struct addrres_vma *v[MAX_ADDRS], *first[NR_PAGES];
+	struct addrres_procmaps *pm = NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t addrs[MAX_ADDRS];
+	char msg[512], why[512], *base;
+	bool has_ioctl = host_has_ioctl(why, sizeof(why));
+	size_t n = 0;
+	int err;
+
+	(void)arg;
+	base = mmap(NULL, NR_PAGES * (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		FAIL(t, "mmap: %s", err_name(-errno));
+	/* r-- and rw- in turn: a VMA per page; runs of 1 to 49 addresses, repeated ones too */
+	for (size_t i = 0; i < NR_PAGES; i++) {
+		size_t run = 1 + (i * 7) % 49;
+
+		if (i % 2 && mprotect(base + i * page, (size_t)page, PROT_READ | PROT_WRITE))
+			FAIL(t, "mprotect: %s", err_name(-errno));
+		for (size_t j = 0; j < run; j++)
+			addrs[n++] = (uintptr_t)base + i * (uint64_t)page + (j / 2) * 16;
+	}
+	if (munmap(base + HOLE * page, (size_t)page))
+		FAIL(t, "munmap: %s", err_name(-errno));
+	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++) {
+		if (methods[m] == ADDRRES_PROCMAPS_METHOD_IOCTL && !has_ioctl) {
+			printf("# %s: IOCTL not checked\n", why);
+			continue;
+		}
+		err = live_open(&pm, methods[m], 0, false, msg, sizeof(msg));
+		if (err)
+			FAIL(t, "open: %s: %s", err_name(err), msg);
+		for (int reversed = 0; reversed < 2; reversed++) {
+			memset(first, 0, sizeof(first));
+			RESOLVE(t, pm, addrs, n, v, msg);
+			for (size_t i = 0; i < n; i++) {
+				size_t pg = (size_t)((addrs[i] - (uintptr_t)base) / (uint64_t)page);
+
+				if (pg == HOLE) {
+					if (v[i])
+						FAIL(t, "method %d: address %zu, in the hole, is mapped",
+						     (int)methods[m], i);
+					continue;
+				}
+				/* the first and last pages may merge with VMAs around */
+				if (!v[i] || v[i]->start > addrs[i] || v[i]->end <= addrs[i] ||
+				    (pg > 0 && pg < NR_PAGES - 1 &&
+				     (v[i]->start != (uintptr_t)base + pg * (uint64_t)page ||
+				      v[i]->end != v[i]->start + (uint64_t)page)))
+					FAIL(t, "method %d%s: address %zu is not in its page's VMA",
+					     (int)methods[m], reversed ? ", reversed" : "", i);
+				if (!first[pg])
+					first[pg] = v[i];
+				if (v[i] != first[pg])
+					FAIL(t, "method %d: two pointers for page %zu", (int)methods[m], pg);
+			}
+			CHECK_ERR(t, addrres_procmaps__stats(pm, &st), 0);
+			CHECK_INT(t, st.vmas, NR_PAGES - 1);
+			/* reverse the batch for the second round */
+			for (size_t i = 0; i < n / 2; i++) {
+				uint64_t a = addrs[i];
+
+				addrs[i] = addrs[n - 1 - i];
+				addrs[n - 1 - i] = a;
+			}
+		}
+		addrres_procmaps__free(pm);
+		pm = NULL;
+	}
+out:
+	addrres_procmaps__free(pm);
+	if (base != MAP_FAILED)
+		munmap(base, NR_PAGES * (size_t)page);
+}
+
 /* More VMAs than AUTO queries: it switches to the text midway. */
 static void test_live_auto_switches(struct test *t, const void *arg)
 {
@@ -904,6 +991,7 @@ static struct test tests[64] = {
 	CASE(test_live_text),
 	CASE(test_live_auto),
 	CASE(test_live_ioctl_matches_text),
+	CASE(test_live_runs),
 	CASE(test_live_auto_switches),
 };
 
