@@ -51,15 +51,26 @@ _Static_assert(ADDRRES_VMA_SHARED == PROCMAP_QUERY_VMA_SHARED, "flag values");
 			ADDRRES_VMA_EXECUTABLE | ADDRRES_VMA_SHARED)
 
 /*
- * AUTO's switch from the ioctl to the text: queries in one batch after
- * which the addresses left are placed by one text pass.  A query costs
- * about what the kernel spends printing and we spend parsing a few maps
- * lines; a process has hundreds to thousands of them.  This is a guess
- * that bench/procmap-query-bench.c is there to tune: what matters is that
- * a clustered batch (a few binaries' code) never reaches it and a batch
- * spread over every VMA does not pay a query per VMA.
+ * AUTO starts with the ioctl and, from its AUTO_MIN_QUERIES-th query on,
+ * decides before each query whether one text pass would place the
+ * addresses left for less than the queries they need (auto_switch()).
+ * The host's costs, bench/procmap-query-bench.c in a process of 700 VMAs:
+ * a query with a name, 735 ns; a line of text read and parsed, 480 ns,
+ * 580 ns if it holds addresses; the text pass's own (lseek(), the last
+ * read), about 3 us.  So the text wins only where nearly every line holds
+ * addresses, and then by 1.25 times at most, while a wrong switch can
+ * cost many times the queries: the projection leans to the ioctl.  Its
+ * lines cost AUTO_LINE_NS, and it counts AUTO_PRIOR answers more than
+ * made, touching nothing (see auto_switch()), so that a batch that hits
+ * every other VMA and starts with a few neighbours is not sent to the
+ * text.  In the bench's shapes, from 6 to all of 700 VMAs hit, AUTO then
+ * stays within a few percent of the better method.
  */
-#define AUTO_MAX_QUERIES 64
+#define AUTO_MIN_QUERIES 8
+#define AUTO_QUERY_NS 735.0
+#define AUTO_LINE_NS 530.0
+#define AUTO_TEXT_NS 3000.0
+#define AUTO_PRIOR 5
 
 #define DEFAULT_READ_SIZE (64 * 1024)
 /* The ioctl's names are d_path()s, which the kernel caps at PATH_MAX. */
@@ -675,6 +686,33 @@ static int ioctl_query(struct addrres_procmaps *pm, uint64_t addr, const struct 
 	*vp = v;
 	return 0;
 }
+
+/*
+ * Whether AUTO places the addresses from the @i-th on with one text pass
+ * rather than with queries, @k queries made, @touching of whose answers
+ * start where the answer before ends.  Projected from the batch so far
+ * (sorted: the addresses below the @i-th):
+ *  - the queries left: as many per address as so far;
+ *  - the lines the text reads, from the first up to the batch's highest
+ *    address: VMAs that touch are consecutive lines, so each answer
+ *    stands for about k / (touching + 1) lines, made and projected
+ *    alike (k + AUTO_PRIOR: see above).  A batch spread over every VMA
+ *    reads about a line per query; one clustered in a few VMAs, or in
+ *    one VMA of every few, many more.
+ * The lines below the lowest address are not seen: a dense batch high in
+ * a file of many lines reads more than projected.
+ */
+static bool auto_switch(const struct batch *b, size_t i, size_t k, size_t touching)
+{
+	double left, lines;
+
+	if (!i)
+		return false;
+	left = (double)k * (double)(b->n - i) / (double)i;
+	lines = ((double)k + left) * (double)(k + AUTO_PRIOR) / (double)(touching + 1);
+	return left * AUTO_QUERY_NS > AUTO_TEXT_NS + lines * AUTO_LINE_NS;
+}
+
 /*
  * Place the batch with queries: one per address not already answered by
  * the previous reply (for address A, VMA [s, e) says that [A, s) is
@@ -685,7 +723,8 @@ static int ioctl_walk(struct addrres_procmaps *pm, const struct batch *b, size_t
 {
 	bool autom = pm->method == ADDRRES_PROCMAPS_METHOD_AUTO;
 	const struct addrres_vma *v = NULL;
-	size_t i = 0, hit, n = b->n;
+	uint64_t prev_end = 0;
+	size_t i = 0, hit, n = b->n, touching = 0;
 	char ebuf[128];
 	int err;
 
@@ -694,7 +733,8 @@ static int ioctl_walk(struct addrres_procmaps *pm, const struct batch *b, size_t
 	while (i < n) {
 		uint64_t a = batch_addr(b, i);
 
-		if (autom && pm->last.ioctl_queries == AUTO_MAX_QUERIES) {
+		if (autom && pm->last.ioctl_queries >= AUTO_MIN_QUERIES &&
+		    auto_switch(b, i, pm->last.ioctl_queries, touching)) {
 			*text_from = i;
 			return 0;
 		}
@@ -717,6 +757,8 @@ static int ioctl_walk(struct addrres_procmaps *pm, const struct batch *b, size_t
 			return libaddrres_err(&pm->eb, err, "%s: PROCMAP_QUERY for 0x%llx: %s",
 					      pm->path, (unsigned long long)a,
 					      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+		touching += v->start == prev_end;
+		prev_end = v->end;
 		/* A gap below the VMA, then the VMA (it ends above a: checked). */
 		i = batch_place(b, i, v->start, NULL);
 		hit = batch_place(b, i, v->end, v);
