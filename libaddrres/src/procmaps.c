@@ -342,14 +342,16 @@ static int line_error(struct text_walk *w, const char *fmt, ...)
 	return libaddrres_err(&w->pm->eb, -EINVAL, "%s:%zu: %s", w->pm->path, w->lineno, msg);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;	/* the kernel prints lower case */
-}
+/*
+ * A hex digit's value plus one, 0 for other bytes: a lookup, as digits and
+ * letters come in no order a branch could predict.  Lower case only: the
+ * kernel prints lower case.
+ */
+static const unsigned char hex_digits[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
 
 /*
  * A hex number of 1 to @max_digits digits at *@p, which must be followed
@@ -362,10 +364,10 @@ static int parse_hex(const char **p, const char *end, char stop, int max_digits,
 	uint64_t v = 0;
 	int digits = 0;
 
-	for (; s < end && hexval(*s) >= 0; s++) {
+	for (; s < end && hex_digits[(unsigned char)*s]; s++) {
 		if (++digits > max_digits)
 			return -1;
-		v = v << 4 | (uint64_t)hexval(*s);
+		v = v << 4 | (uint64_t)(hex_digits[(unsigned char)*s] - 1);
 	}
 	if (!digits || s == end || *s != stop)
 		return -1;
