@@ -55,16 +55,16 @@ _Static_assert(ADDRRES_VMA_SHARED == PROCMAP_QUERY_VMA_SHARED, "flag values");
  * decides before each query whether one text pass would place the
  * addresses left for less than the queries they need (auto_switch()).
  * The host's costs, bench/procmap-query-bench.c in a process of 700 VMAs:
- * a query with a name, 735 ns; a line of text read and parsed, 480 ns,
- * 580 ns if it holds addresses; the text pass's own (lseek(), the last
- * read), about 3 us.  So the text wins only where nearly every line holds
- * addresses, and then by 1.25 times at most, while a wrong switch can
- * cost many times the queries: the projection leans to the ioctl.  Its
- * lines cost AUTO_LINE_NS, and it counts AUTO_PRIOR answers more than
- * made, touching nothing (see auto_switch()), so that a batch that hits
- * every other VMA and starts with a few neighbours is not sent to the
- * text.  In the bench's shapes, from 6 to all of 700 VMAs hit, AUTO then
- * stays within a few percent of the better method.
+ * a query with a name, 735 ns; a line of text read and parsed, about
+ * 480 ns, 580 ns if it holds addresses; the text pass's own (lseek(), the
+ * last read), about 3 us.  So the text wins only where nearly every line
+ * holds addresses, and then by 1.25 times at most, while a wrong switch
+ * can cost many times the queries: the projection leans to the ioctl.
+ * Its lines cost AUTO_LINE_NS, and it counts AUTO_PRIOR answers more
+ * than made, touching nothing (see auto_switch()), so that a batch that
+ * hits every other VMA and starts with a few neighbours is not sent to
+ * the text.  In the bench's shapes, from 6 to all of 700 VMAs hit, AUTO
+ * then stays within a few percent of the better method.
  */
 #define AUTO_MIN_QUERIES 8
 #define AUTO_QUERY_NS 735.0
@@ -125,14 +125,17 @@ static inline uint64_t batch_addr(const struct batch *b, size_t i)
 /* The @from-th to the @to-th (excluded) addresses (sorted) are in @v. */
 static void batch_fill(const struct batch *b, size_t from, size_t to, const struct addrres_vma *v)
 {
-	const struct addrres_vma **p = b->vmas + from;
+	const struct addrres_vma **p;
 	size_t done, len = to - from;
 
+	if (from >= to)
+		return;		/* also with no @vmas at all (n == 0) */
 	if (b->ents) {
 		for (; from < to; from++)
 			b->vmas[b->ents[from].pos] = v;
 		return;
 	}
+	p = b->vmas + from;
 	/* A long run (many addresses in one VMA) by doubling copies: memcpy() is wide. */
 	for (done = 0; done < len && done < 16; done++)
 		p[done] = v;

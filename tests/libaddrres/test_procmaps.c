@@ -895,7 +895,7 @@ static void test_live_runs(struct test *t, const void *arg)
 
 				if (pg == HOLE) {
 					if (v[i])
-						FAIL(t, "method %d: address %zu, in the hole, is mapped",
+						FAIL(t, "method %d: address %zu in the hole",
 						     (int)methods[m], i);
 					continue;
 				}
@@ -909,7 +909,8 @@ static void test_live_runs(struct test *t, const void *arg)
 				if (!first[pg])
 					first[pg] = v[i];
 				if (v[i] != first[pg])
-					FAIL(t, "method %d: two pointers for page %zu", (int)methods[m], pg);
+					FAIL(t, "method %d: two pointers for page %zu",
+					     (int)methods[m], pg);
 			}
 			CHECK_ERR(t, addrres_procmaps__stats(pm, &st), 0);
 			CHECK_INT(t, st.vmas, NR_PAGES - 1);
