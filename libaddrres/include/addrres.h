@@ -519,8 +519,8 @@ LIBADDRRES_API void addrres_procmaps__free(struct addrres_procmaps *pm);
  *	address is not mapped; @n entries.  Addresses of one VMA get the
  *	same pointer.
  *
- * The addresses are sorted (a copy; an already sorted batch is not sorted
- * again) and walked in order:
+ * The addresses are walked in ascending order (a sorted batch as it is,
+ * which one pass checks; any other sorted in a copy):
  *
  *  - the ioctl asks PROCMAP_QUERY for the VMA covering the lowest address
  *    not yet placed, or the next one above it
@@ -533,12 +533,20 @@ LIBADDRRES_API void addrres_procmaps__free(struct addrres_procmaps *pm);
  *    range otherwise.
  *
  * AUTO starts with the ioctl.  A query costs far less than the whole text
- * but each VMA touched costs one, so a batch spread over many VMAs is
- * cheaper to read as text: after 64 queries, if addresses are left, AUTO
- * places them with one text pass (the ioctl's answers so far are kept:
- * both give the same VMAs).  It also reads the text when the kernel
- * answers ENOTTY (no PROCMAP_QUERY) or ENAMETOOLONG (the ioctl returns
- * names up to PATH_MAX only).
+ * but somewhat more than a line of it, and each VMA touched costs one, so
+ * a batch that hits nearly every VMA up to its highest address is cheaper
+ * to read as text.  From its 8th query on, before each query, AUTO
+ * projects from the batch so far the queries left (as many per address
+ * as so far) and the lines the text would read (VMAs that touch the one
+ * answered before are consecutive lines; a batch whose answers seldom
+ * touch skips lines), and if the queries would cost more, places the
+ * addresses left with one text pass (the ioctl's answers so far are kept:
+ * both give the same VMAs).  A batch clustered in a few VMAs, or spread
+ * over one VMA in every few, stays with the ioctl.  The lines below the
+ * lowest address go unseen: a batch dense in VMAs high in a file of many
+ * lines may read more text than projected.  AUTO also reads the text when
+ * the kernel answers ENOTTY (no PROCMAP_QUERY) or ENAMETOOLONG (the ioctl
+ * returns names up to PATH_MAX only).
  *
  * Both methods give the same VMAs, with two exceptions: a file's path that
  * has "\012" in it is taken for a newline by the text path (the kernel

@@ -3,13 +3,14 @@
  * Process addresses: the VMA of each of a batch of addresses, from the
  * PROCMAP_QUERY ioctl on /proc/PID/maps or from the file's text.
  *
- * Both walks go over the addresses sorted (struct addr_ent keeps each
- * one's place in the caller's array) and record each VMA they meet once,
- * in a growable array of slots whose strings (names, build IDs) live in
- * one growable byte buffer as offsets; the pointers of struct addrres_vma
- * are set once the walk is done, when neither will move any more.  All of
- * it is kept from one batch to the next, so that a caller resolving batch
- * after batch does not allocate.
+ * Both walks go over the addresses sorted (the caller's array when it is
+ * sorted already, else a sorted copy that keeps each one's place in it)
+ * and give each address its VMA as they go.  Each VMA met is recorded
+ * once, with its strings (names, build IDs), in a pool of chunks that
+ * never move, so its pointers are final when it is found: no pass over
+ * the batch afterwards.  The pool and the other buffers are kept from one
+ * batch to the next, so that a caller resolving batch after batch does
+ * not allocate.
  *
  * The text of a maps line (fs/proc/task_mmu.c, show_map_vma() in 6.1):
  *
@@ -50,36 +51,132 @@ _Static_assert(ADDRRES_VMA_SHARED == PROCMAP_QUERY_VMA_SHARED, "flag values");
 			ADDRRES_VMA_EXECUTABLE | ADDRRES_VMA_SHARED)
 
 /*
- * AUTO's switch from the ioctl to the text: queries in one batch after
- * which the addresses left are placed by one text pass.  A query costs
- * about what the kernel spends printing and we spend parsing a few maps
- * lines; a process has hundreds to thousands of them.  This is a guess
- * that bench/procmap-query-bench.c is there to tune: what matters is that
- * a clustered batch (a few binaries' code) never reaches it and a batch
- * spread over every VMA does not pay a query per VMA.
+ * AUTO starts with the ioctl and, from its AUTO_MIN_QUERIES-th query on,
+ * decides before each query whether one text pass would place the
+ * addresses left for less than the queries they need (auto_switch()).
+ * The host's costs, bench/procmap-query-bench.c in a process of 700 VMAs:
+ * a query with a name, 735 ns; a line of text read and parsed, about
+ * 480 ns, 580 ns if it holds addresses; the text pass's own (lseek(), the
+ * last read), about 3 us.  So the text wins only where nearly every line
+ * holds addresses, and then by 1.25 times at most, while a wrong switch
+ * can cost many times the queries: the projection leans to the ioctl.
+ * Its lines cost AUTO_LINE_NS, and it counts AUTO_PRIOR answers more
+ * than made, touching nothing (see auto_switch()), so that a batch that
+ * hits every other VMA and starts with a few neighbours is not sent to
+ * the text.  In the bench's shapes, from 6 to all of 700 VMAs hit, AUTO
+ * then stays within a few percent of the better method.
  */
-#define AUTO_MAX_QUERIES 64
+#define AUTO_MIN_QUERIES 8
+#define AUTO_QUERY_NS 735.0
+#define AUTO_LINE_NS 530.0
+#define AUTO_TEXT_NS 3000.0
+#define AUTO_PRIOR 5
 
 #define DEFAULT_READ_SIZE (64 * 1024)
-#define NO_VMA SIZE_MAX
 /* The ioctl's names are d_path()s, which the kernel caps at PATH_MAX. */
 #define IOCTL_NAME_MAX PATH_MAX
 /* The ioctl refuses a build ID buffer smaller than the ID (ENAMETOOLONG). */
 #define IOCTL_BUILD_ID_BUF 64
 
-/* One address of the batch, sorted, and what the walk found for it. */
+/*
+ * The pool's chunks: below glibc's mmap threshold (128 KiB), so that a set
+ * opened and freed for each batch takes its memory from the heap instead
+ * of mapping and faulting it in every time, and large enough for the
+ * ioctl's name buffer.
+ */
+#define POOL_CHUNK_SIZE (32 * 1024)
+
+/* One address of an unsorted batch, and its place in the caller's arrays. */
 struct addr_ent {
 	uint64_t addr;
-	size_t pos;		/* in the caller's arrays */
-	size_t vma;		/* in addrres_procmaps.slots, or NO_VMA */
+	size_t pos;
 };
 
-/* A VMA found, its strings as offsets into addrres_procmaps.bytes. */
-struct vma_slot {
-	struct addrres_vma vma;
-	size_t name_off;
-	size_t build_id_off;
+/*
+ * Memory in chunks that never move, kept from one batch to the next: the
+ * VMAs found and their strings, whose pointers (and the caller's pointers
+ * to them) are final as soon as a VMA is found.
+ */
+struct pool_chunk {
+	struct pool_chunk *next;
+	size_t cap;
+	max_align_t data[];
 };
+
+struct pool {
+	struct pool_chunk *first;
+	struct pool_chunk *cur;	/* NULL: none used yet in this batch */
+	size_t used;		/* bytes taken in cur */
+};
+
+/* A batch, sorted: the caller's array if it was, else pm->ents. */
+struct batch {
+	const uint64_t *addrs;		/* the caller's, if sorted */
+	const struct addr_ent *ents;	/* else these */
+	size_t n;
+	const struct addrres_vma **vmas;
+};
+
+static inline uint64_t batch_addr(const struct batch *b, size_t i)
+{
+	return b->ents ? b->ents[i].addr : b->addrs[i];
+}
+
+/* The @from-th to the @to-th (excluded) addresses (sorted) are in @v. */
+static void batch_fill(const struct batch *b, size_t from, size_t to, const struct addrres_vma *v)
+{
+	const struct addrres_vma **p;
+	size_t done, len = to - from;
+
+	if (from >= to)
+		return;		/* also with no @vmas at all (n == 0) */
+	if (b->ents) {
+		for (; from < to; from++)
+			b->vmas[b->ents[from].pos] = v;
+		return;
+	}
+	p = b->vmas + from;
+	/* A long run (many addresses in one VMA) by doubling copies: memcpy() is wide. */
+	for (done = 0; done < len && done < 16; done++)
+		p[done] = v;
+	for (; done < len; done *= 2)
+		memcpy(p + done, p, (len - done < done ? len - done : done) * sizeof(*p));
+}
+
+/*
+ * The addresses from the @i-th on (sorted) that are below @end are in @v
+ * (NULL: not mapped); the index of the first one not placed.  Galloping,
+ * so that a VMA holding many addresses costs a few compares and a fill
+ * of @vmas, and one holding one address about what a scan would.
+ */
+static size_t batch_place(const struct batch *b, size_t i, uint64_t end,
+			  const struct addrres_vma *v)
+{
+	size_t lo = i, hi, step = 1, n = b->n;
+
+	if (i >= n || batch_addr(b, i) >= end)
+		return i;
+	/* addrs[lo] < end, and addrs[hi] >= end if hi < n */
+	for (;;) {
+		hi = lo + step;
+		if (hi >= n || batch_addr(b, hi) >= end)
+			break;
+		lo = hi;
+		step *= 2;
+	}
+	if (hi > n)
+		hi = n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (batch_addr(b, mid) < end)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	batch_fill(b, i, hi, v);
+	return hi;
+}
 
 struct addrres_procmaps {
 	int fd;
@@ -94,12 +191,12 @@ struct addrres_procmaps {
 	/* Reused from batch to batch. */
 	struct addr_ent *ents;
 	size_t ents_cap;
-	struct vma_slot *slots;
-	size_t nr_slots, slots_cap;
-	char *bytes;
-	size_t bytes_len, bytes_cap;
+	struct pool pool;
 	char *rbuf;		/* the text, a read and a partial line */
 	size_t rbuf_cap;
+
+	/* The batch's last VMA found: the next one shares its name if equal. */
+	const struct addrres_vma *prev;
 
 	struct addrres_procmaps_stats last;
 	bool ioctl_unsupported;
@@ -129,33 +226,108 @@ static int grow(void **buf, size_t *cap, size_t need, size_t elem, size_t first)
 	return 0;
 }
 
-static int bytes_reserve(struct addrres_procmaps *pm, size_t extra)
+/*
+ * At least @size free bytes at the pool's cursor, not taken (pool_take()
+ * takes them): in the current chunk, else in the next one kept from an
+ * earlier batch, else in a new one.  NULL if out of memory.
+ */
+static char *pool_room(struct pool *p, size_t size)
 {
-	if (extra > SIZE_MAX - pm->bytes_len)
-		return -ENOMEM;
-	return grow((void **)&pm->bytes, &pm->bytes_cap, pm->bytes_len + extra, 1, 4096);
+	struct pool_chunk **link, *c;
+	size_t cap;
+
+	if (p->cur && p->cur->cap - p->used >= size)
+		return (char *)p->cur->data + p->used;
+	link = p->cur ? &p->cur->next : &p->first;
+	if (!*link || (*link)->cap < size) {
+		cap = POOL_CHUNK_SIZE - sizeof(*c);
+		if (size > cap)
+			cap = size;	/* a line longer than a chunk, in a copy of maps */
+		if (cap > SIZE_MAX - sizeof(*c))
+			return NULL;
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->next = *link;	/* a smaller chunk is kept for later */
+		*link = c;
+	}
+	p->cur = *link;
+	p->used = 0;
+	return (char *)p->cur->data;
 }
 
-/* A new slot, zeroed, its name and build ID empty; NULL if out of memory. */
-static struct vma_slot *slot_new(struct addrres_procmaps *pm)
+static void pool_take(struct pool *p, size_t size)
 {
-	struct vma_slot *s;
+	p->used += size;
+}
 
-	if (grow((void **)&pm->slots, &pm->slots_cap, pm->nr_slots + 1, sizeof(*pm->slots), 64))
-		return NULL;
-	s = &pm->slots[pm->nr_slots];
-	memset(s, 0, sizeof(*s));
-	s->name_off = SIZE_MAX;
-	s->build_id_off = SIZE_MAX;
-	return s;
+/* @size bytes aligned to @align (a power of two): NULL if out of memory. */
+static void *pool_alloc(struct pool *p, size_t size, size_t align)
+{
+	char *r;
+
+	if (p->cur) {
+		p->used = (p->used + align - 1) & ~(align - 1);
+		if (p->used > p->cur->cap)
+			p->used = p->cur->cap;
+	}
+	r = pool_room(p, size);
+	if (r)
+		pool_take(p, size);
+	return r;
+}
+
+/* A new batch: the chunks are used again from the first. */
+static void pool_reset(struct pool *p)
+{
+	p->cur = NULL;
+	p->used = 0;
+}
+
+static void pool_free(struct pool *p)
+{
+	struct pool_chunk *c = p->first, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	memset(p, 0, sizeof(*p));
+}
+
+/* A new VMA, zeroed, its name "" and no build ID; NULL if out of memory. */
+static struct addrres_vma *vma_new(struct addrres_procmaps *pm)
+{
+	struct addrres_vma *v = pool_alloc(&pm->pool, sizeof(*v), _Alignof(struct addrres_vma));
+
+	if (v) {
+		memset(v, 0, sizeof(*v));
+		v->name = "";
+	}
+	return v;
+}
+
+/*
+ * The name written at the pool's cursor, @len bytes with its NUL (0: no
+ * name), taken: the previous VMA's if equal (the VMAs of a file come
+ * together), which costs no memory.  What a VMA's name is to point to.
+ */
+static const char *take_name(struct addrres_procmaps *pm, const char *name, size_t len)
+{
+	if (len <= 1)
+		return "";
+	if (pm->prev && !strcmp(pm->prev->name, name))
+		return pm->prev->name;
+	pool_take(&pm->pool, len);
+	return name;
 }
 
 /* ---- the text of the maps file ---- */
 
 struct text_walk {
 	struct addrres_procmaps *pm;
-	struct addr_ent *ents;
-	size_t n;
+	const struct batch *b;
 	size_t next;		/* the first address not placed */
 	size_t lineno;
 	uint64_t prev_end;	/* of the previous line: VMAs come in order */
@@ -173,14 +345,16 @@ static int line_error(struct text_walk *w, const char *fmt, ...)
 	return libaddrres_err(&w->pm->eb, -EINVAL, "%s:%zu: %s", w->pm->path, w->lineno, msg);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;	/* the kernel prints lower case */
-}
+/*
+ * A hex digit's value plus one, 0 for other bytes: a lookup, as digits and
+ * letters come in no order a branch could predict.  Lower case only: the
+ * kernel prints lower case.
+ */
+static const unsigned char hex_digits[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
 
 /*
  * A hex number of 1 to @max_digits digits at *@p, which must be followed
@@ -193,10 +367,10 @@ static int parse_hex(const char **p, const char *end, char stop, int max_digits,
 	uint64_t v = 0;
 	int digits = 0;
 
-	for (; s < end && hexval(*s) >= 0; s++) {
+	for (; s < end && hex_digits[(unsigned char)*s]; s++) {
 		if (++digits > max_digits)
 			return -1;
-		v = v << 4 | (uint64_t)hexval(*s);
+		v = v << 4 | (uint64_t)(hex_digits[(unsigned char)*s] - 1);
 	}
 	if (!digits || s == end || *s != stop)
 		return -1;
@@ -271,17 +445,19 @@ static int parse_rest(struct text_walk *w, const char *p, const char *eol, struc
 	return 0;
 }
 
-/* The name of @l into the byte buffer, "\012" back to "\n"; its offset. */
-static int store_text_name(struct addrres_procmaps *pm, const struct maps_line *l, size_t *off)
+/* The name of @l, "\012" back to "\n", as @v's: 0 or -ENOMEM. */
+static int text_name(struct addrres_procmaps *pm, const struct maps_line *l,
+		     struct addrres_vma *v)
 {
 	const char *s = l->name, *end = l->name + l->name_len;
-	char *d;
-	int err = bytes_reserve(pm, l->name_len + 1);
+	char *name, *d;
 
-	if (err)
-		return err;
-	*off = pm->bytes_len;
-	d = pm->bytes + pm->bytes_len;
+	if (!l->name_len)
+		return 0;
+	name = pool_room(&pm->pool, l->name_len + 1);
+	if (!name)
+		return -ENOMEM;
+	d = name;
 	while (s < end) {
 		if (end - s >= 4 && !memcmp(s, "\\012", 4)) {
 			*d++ = '\n';
@@ -291,20 +467,26 @@ static int store_text_name(struct addrres_procmaps *pm, const struct maps_line *
 		}
 	}
 	*d++ = '\0';
-	pm->bytes_len = (size_t)(d - pm->bytes);
+	v->name = take_name(pm, name, (size_t)(d - name));
 	return 0;
 }
 
-static int text_build_id(struct addrres_procmaps *pm, struct vma_slot *slot);
+static int text_build_id(struct addrres_procmaps *pm, struct addrres_vma *v);
+
+/* Place the addresses below @end in @v; 1 once every address is placed. */
+static int text_place(struct text_walk *w, uint64_t end, const struct addrres_vma *v)
+{
+	w->next = batch_place(w->b, w->next, end, v);
+	return w->next == w->b->n;
+}
 
 /* One line, without its "\n"; 1 once every address is placed. */
 static int text_line(struct text_walk *w, const char *line, const char *eol)
 {
 	struct addrres_procmaps *pm = w->pm;
 	struct maps_line l;
-	struct vma_slot *slot;
+	struct addrres_vma *v;
 	const char *p = line;
-	size_t idx;
 	int err;
 
 	w->lineno++;
@@ -313,55 +495,46 @@ static int text_line(struct text_walk *w, const char *line, const char *eol)
 	if (err)
 		return err;
 	/* Addresses below this VMA are in a gap. */
-	while (w->next < w->n && w->ents[w->next].addr < l.start)
-		w->ents[w->next++].vma = NO_VMA;
-	if (w->next == w->n)
+	if (text_place(w, l.start, NULL))
 		return 1;
-	if (w->ents[w->next].addr >= l.end)
+	if (batch_addr(w->b, w->next) >= l.end)
 		return 0;
 	err = parse_rest(w, p, eol, &l);
 	if (err)
 		return err;
 	/* The gate page of x86_64 is no VMA of the process: see addrres.h. */
-	if (l.name_len == strlen("[vsyscall]") && !memcmp(l.name, "[vsyscall]", l.name_len)) {
-		while (w->next < w->n && w->ents[w->next].addr < l.end)
-			w->ents[w->next++].vma = NO_VMA;
-		return w->next == w->n;
-	}
-	slot = slot_new(pm);
-	if (!slot)
+	if (l.name_len == strlen("[vsyscall]") && !memcmp(l.name, "[vsyscall]", l.name_len))
+		return text_place(w, l.end, NULL);
+	v = vma_new(pm);
+	if (!v)
 		return libaddrres_err(&pm->eb, -ENOMEM, "%s: out of memory", pm->path);
-	slot->vma.start = l.start;
-	slot->vma.end = l.end;
-	slot->vma.offset = l.offset;
-	slot->vma.inode = l.inode;
-	slot->vma.dev_major = (uint32_t)l.major;
-	slot->vma.dev_minor = (uint32_t)l.minor;
-	slot->vma.flags = l.flags;
-	err = store_text_name(pm, &l, &slot->name_off);
+	v->start = l.start;
+	v->end = l.end;
+	v->offset = l.offset;
+	v->inode = l.inode;
+	v->dev_major = (uint32_t)l.major;
+	v->dev_minor = (uint32_t)l.minor;
+	v->flags = l.flags;
+	err = text_name(pm, &l, v);
+	if (!err && pm->build_ids && l.inode)
+		err = text_build_id(pm, v);
 	if (err)
 		return libaddrres_err(&pm->eb, err, "%s: out of memory", pm->path);
-	idx = pm->nr_slots++;
-	if (pm->build_ids && l.inode) {
-		err = text_build_id(pm, slot);
-		if (err)
-			return libaddrres_err(&pm->eb, err, "%s: out of memory", pm->path);
-	}
-	while (w->next < w->n && w->ents[w->next].addr < l.end)
-		w->ents[w->next++].vma = idx;
-	return w->next == w->n;
+	pm->prev = v;
+	pm->last.vmas++;
+	return text_place(w, l.end, v);
 }
 
-/* Place ents[from..n) by reading the text from its start. */
-static int text_walk(struct addrres_procmaps *pm, struct addr_ent *ents, size_t n, size_t from)
+/* Place the addresses from @from on by reading the text from its start. */
+static int text_walk(struct addrres_procmaps *pm, const struct batch *b, size_t from)
 {
-	struct text_walk w = { .pm = pm, .ents = ents, .n = n, .next = from };
+	struct text_walk w = { .pm = pm, .b = b, .next = from };
 	size_t len = 0, need = pm->read_size + PATH_MAX + 256;
 	char ebuf[128];
 	int ret = 0;
 
 	pm->last.method = ADDRRES_PROCMAPS_METHOD_TEXT;
-	if (from == n)
+	if (from == b->n)
 		return 0;
 	if (grow((void **)&pm->rbuf, &pm->rbuf_cap, need, 1, need))
 		return libaddrres_err(&pm->eb, -ENOMEM, "%s: out of memory", pm->path);
@@ -408,50 +581,48 @@ static int text_walk(struct addrres_procmaps *pm, struct addr_ent *ents, size_t 
 	}
 	if (ret < 0)
 		return ret;
-	while (w.next < n)
-		ents[w.next++].vma = NO_VMA;
+	batch_fill(b, w.next, b->n, NULL);
 	return 0;
 }
 
 /* ---- build IDs of the text path: the mapped file, read with libelf ---- */
 
 /*
- * The build ID of @slot's file into the byte buffer: the previous slot's
- * if it maps the same file (a binary's VMAs come together), else read
- * from the file.  0, also when there is none; -ENOMEM.
+ * The build ID of @v's file: the previous VMA's if it maps the same file
+ * (a binary's VMAs come together), else read from the file.  0, also when
+ * there is none; -ENOMEM.
  */
-static int text_build_id(struct addrres_procmaps *pm, struct vma_slot *slot)
+static int text_build_id(struct addrres_procmaps *pm, struct addrres_vma *v)
 {
 #ifndef LIBADDRRES_NO_LIBELF
-	unsigned char id[ADDRRES_BUILD_ID_MAX];
+	const struct addrres_vma *prev = pm->prev;
+	unsigned char id[ADDRRES_BUILD_ID_MAX], *copy;
 	size_t size;
 	int fd;
 
-	if (slot > pm->slots && slot[-1].vma.inode == slot->vma.inode &&
-	    slot[-1].vma.dev_major == slot->vma.dev_major &&
-	    slot[-1].vma.dev_minor == slot->vma.dev_minor) {
-		slot->build_id_off = slot[-1].build_id_off;
-		slot->vma.build_id_size = slot[-1].vma.build_id_size;
+	if (prev && prev->inode == v->inode && prev->dev_major == v->dev_major &&
+	    prev->dev_minor == v->dev_minor) {
+		v->build_id = prev->build_id;
+		v->build_id_size = prev->build_id_size;
 		return 0;
 	}
-	fd = libaddrres_open_mapped_file(pm->pid, &slot->vma, pm->bytes + slot->name_off,
-					 NULL, 0);
+	fd = libaddrres_open_mapped_file(pm->pid, v, v->name, NULL, 0);
 	if (fd < 0)
 		return 0;
 	size = libaddrres_fd_build_id(fd, id);
 	close(fd);
 	if (!size)
 		return 0;
-	if (bytes_reserve(pm, size))
+	copy = pool_alloc(&pm->pool, size, 1);
+	if (!copy)
 		return -ENOMEM;
-	slot->build_id_off = pm->bytes_len;
-	slot->vma.build_id_size = size;
-	memcpy(pm->bytes + pm->bytes_len, id, size);
-	pm->bytes_len += size;
+	memcpy(copy, id, size);
+	v->build_id = copy;
+	v->build_id_size = size;
 #else
 	/* Built without libelf (LIBELF=0): the text path finds none. */
 	(void)pm;
-	(void)slot;
+	(void)v;
 #endif
 	return 0;
 }
@@ -459,25 +630,22 @@ static int text_build_id(struct addrres_procmaps *pm, struct vma_slot *slot)
 /* ---- PROCMAP_QUERY ---- */
 
 /*
- * The VMA covering @addr, or the next one above it, into a new slot (its
- * name and build ID straight into the byte buffer).  0, or the ioctl's
- * negative errno: -ENOENT when there is no VMA at or above @addr.
+ * The VMA covering @addr, or the next one above it, into *@vp (its name
+ * straight into the pool).  0, or the ioctl's negative errno: -ENOENT
+ * when there is no VMA at or above @addr.
  */
-static int ioctl_query(struct addrres_procmaps *pm, uint64_t addr)
+static int ioctl_query(struct addrres_procmaps *pm, uint64_t addr, const struct addrres_vma **vp)
 {
-	unsigned char id[IOCTL_BUILD_ID_BUF];
+	unsigned char id[IOCTL_BUILD_ID_BUF], *copy;
 	struct procmap_query q;
-	struct vma_slot *slot;
+	struct addrres_vma *v;
+	const char *vname;
 	char *name;
-	int err;
 
-	slot = slot_new(pm);
-	if (!slot)
+	/* Not taken yet: only as much as the name needs will be. */
+	name = pool_room(&pm->pool, IOCTL_NAME_MAX);
+	if (!name)
 		return -ENOMEM;
-	err = bytes_reserve(pm, IOCTL_NAME_MAX + ADDRRES_BUILD_ID_MAX);
-	if (err)
-		return err;
-	name = pm->bytes + pm->bytes_len;
 	memset(&q, 0, sizeof(q));
 	q.size = sizeof(q);
 	q.query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
@@ -498,80 +666,111 @@ static int ioctl_query(struct addrres_procmaps *pm, uint64_t addr)
 	    (q.vma_name_size && memchr(name, '\0', q.vma_name_size - 1)) ||
 	    q.build_id_size > ADDRRES_BUILD_ID_MAX || (q.vma_flags & ~(uint64_t)VMA_FLAGS_MASK))
 		return -EPROTO;
-	slot->vma.start = q.vma_start;
-	slot->vma.end = q.vma_end;
-	slot->vma.offset = q.vma_offset;
-	slot->vma.inode = q.inode;
-	slot->vma.dev_major = q.dev_major;
-	slot->vma.dev_minor = q.dev_minor;
-	slot->vma.flags = (uint32_t)q.vma_flags;
-	slot->name_off = pm->bytes_len;
-	if (q.vma_name_size)
-		pm->bytes_len += q.vma_name_size;
-	else
-		pm->bytes[pm->bytes_len++] = '\0';
+	/* The name first: the VMA would be allocated over it. */
+	vname = take_name(pm, name, q.vma_name_size);
+	v = vma_new(pm);
+	if (!v)
+		return -ENOMEM;
+	v->name = vname;
+	v->start = q.vma_start;
+	v->end = q.vma_end;
+	v->offset = q.vma_offset;
+	v->inode = q.inode;
+	v->dev_major = q.dev_major;
+	v->dev_minor = q.dev_minor;
+	v->flags = (uint32_t)q.vma_flags;
 	if (pm->build_ids && q.build_id_size) {
-		slot->build_id_off = pm->bytes_len;
-		slot->vma.build_id_size = q.build_id_size;
-		memcpy(pm->bytes + pm->bytes_len, id, q.build_id_size);
-		pm->bytes_len += q.build_id_size;
+		copy = pool_alloc(&pm->pool, q.build_id_size, 1);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, id, q.build_id_size);
+		v->build_id = copy;
+		v->build_id_size = q.build_id_size;
 	}
-	pm->nr_slots++;
+	pm->prev = v;
+	*vp = v;
 	return 0;
 }
 
 /*
- * Place ents[0..n) with queries: one per address not already answered by
+ * Whether AUTO places the addresses from the @i-th on with one text pass
+ * rather than with queries, @k queries made, @touching of whose answers
+ * start where the answer before ends.  Projected from the batch so far
+ * (sorted: the addresses below the @i-th):
+ *  - the queries left: as many per address as so far;
+ *  - the lines the text reads, from the first up to the batch's highest
+ *    address: VMAs that touch are consecutive lines, so each answer
+ *    stands for about k / (touching + 1) lines, made and projected
+ *    alike (k + AUTO_PRIOR: see above).  A batch spread over every VMA
+ *    reads about a line per query; one clustered in a few VMAs, or in
+ *    one VMA of every few, many more.
+ * The lines below the lowest address are not seen: a dense batch high in
+ * a file of many lines reads more than projected.
+ */
+static bool auto_switch(const struct batch *b, size_t i, size_t k, size_t touching)
+{
+	double left, lines;
+
+	if (!i)
+		return false;
+	left = (double)k * (double)(b->n - i) / (double)i;
+	lines = ((double)k + left) * (double)(k + AUTO_PRIOR) / (double)(touching + 1);
+	return left * AUTO_QUERY_NS > AUTO_TEXT_NS + lines * AUTO_LINE_NS;
+}
+
+/*
+ * Place the batch with queries: one per address not already answered by
  * the previous reply (for address A, VMA [s, e) says that [A, s) is
  * unmapped and [s, e) is that VMA).  Under AUTO, *@text_from is where the
  * text must take over (n: nowhere); otherwise the ioctl's errors fail.
  */
-static int ioctl_walk(struct addrres_procmaps *pm, struct addr_ent *ents, size_t n,
-		      size_t *text_from)
+static int ioctl_walk(struct addrres_procmaps *pm, const struct batch *b, size_t *text_from)
 {
 	bool autom = pm->method == ADDRRES_PROCMAPS_METHOD_AUTO;
-	uint64_t start = 0, end = 0;
-	size_t i, cur = NO_VMA;
+	const struct addrres_vma *v = NULL;
+	uint64_t prev_end = 0;
+	size_t i = 0, hit, n = b->n, touching = 0;
 	char ebuf[128];
 	int err;
 
 	pm->last.method = ADDRRES_PROCMAPS_METHOD_IOCTL;
 	*text_from = n;
-	for (i = 0; i < n; i++) {
-		uint64_t a = ents[i].addr;
+	while (i < n) {
+		uint64_t a = batch_addr(b, i);
 
-		if (a >= end) {
-			if (autom && pm->last.ioctl_queries == AUTO_MAX_QUERIES) {
-				*text_from = i;
-				return 0;
-			}
-			err = ioctl_query(pm, a);
-			if (err == -ENOENT)
-				break;
-			if (err == -ENOTTY)
-				pm->ioctl_unsupported = true;
-			if (autom && (err == -ENOTTY || err == -ENAMETOOLONG)) {
-				*text_from = i;
-				return 0;
-			}
-			if (err == -ENOTTY)
-				return libaddrres_err(&pm->eb, err, "%s: PROCMAP_QUERY: %s (the kernel has no PROCMAP_QUERY, or the file is no maps file)",
-						      pm->path, libaddrres_strerror(err, ebuf, sizeof(ebuf)));
-			if (err == -EPROTO)
-				return libaddrres_err(&pm->eb, err, "%s: PROCMAP_QUERY for 0x%llx: an answer that makes no sense",
-						      pm->path, (unsigned long long)a);
-			if (err)
-				return libaddrres_err(&pm->eb, err, "%s: PROCMAP_QUERY for 0x%llx: %s",
-						      pm->path, (unsigned long long)a,
-						      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
-			cur = pm->nr_slots - 1;
-			start = pm->slots[cur].vma.start;
-			end = pm->slots[cur].vma.end;
+		if (autom && pm->last.ioctl_queries >= AUTO_MIN_QUERIES &&
+		    auto_switch(b, i, pm->last.ioctl_queries, touching)) {
+			*text_from = i;
+			return 0;
 		}
-		ents[i].vma = a >= start ? cur : NO_VMA;
+		err = ioctl_query(pm, a, &v);
+		if (err == -ENOENT)
+			break;
+		if (err == -ENOTTY)
+			pm->ioctl_unsupported = true;
+		if (autom && (err == -ENOTTY || err == -ENAMETOOLONG)) {
+			*text_from = i;
+			return 0;
+		}
+		if (err == -ENOTTY)
+			return libaddrres_err(&pm->eb, err, "%s: PROCMAP_QUERY: %s (the kernel has no PROCMAP_QUERY, or the file is no maps file)",
+					      pm->path, libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+		if (err == -EPROTO)
+			return libaddrres_err(&pm->eb, err, "%s: PROCMAP_QUERY for 0x%llx: an answer that makes no sense",
+					      pm->path, (unsigned long long)a);
+		if (err)
+			return libaddrres_err(&pm->eb, err, "%s: PROCMAP_QUERY for 0x%llx: %s",
+					      pm->path, (unsigned long long)a,
+					      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+		touching += v->start == prev_end;
+		prev_end = v->end;
+		/* A gap below the VMA, then the VMA (it ends above a: checked). */
+		i = batch_place(b, i, v->start, NULL);
+		hit = batch_place(b, i, v->end, v);
+		pm->last.vmas += hit > i;
+		i = hit;
 	}
-	for (; i < n; i++)
-		ents[i].vma = NO_VMA;
+	batch_fill(b, i, n, NULL);
 	return 0;
 }
 
@@ -661,8 +860,7 @@ void addrres_procmaps__free(struct addrres_procmaps *pm)
 		close(pm->fd);
 	free(pm->path);
 	free(pm->ents);
-	free(pm->slots);
-	free(pm->bytes);
+	pool_free(&pm->pool);
 	free(pm->rbuf);
 	free(pm);
 }
@@ -674,74 +872,155 @@ static int cmp_addr_ent(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
+static inline void ents_swap(struct addr_ent *a, size_t i, size_t j)
+{
+	struct addr_ent t = a[i];
+
+	a[i] = a[j];
+	a[j] = t;
+}
+
+/*
+ * Sort @a by address.  Not qsort(): its call per comparison made it cost
+ * 60 times the queries of a batch of 4,435 addresses in 6 VMAs.  A
+ * quicksort (median of three, the smaller side first) then insertion
+ * sort; past @depth levels, an unlucky input, qsort() for the rest.
+ */
+static void ents_sort(struct addr_ent *a, size_t n, unsigned int depth)
+{
+	struct addr_ent t;
+
+	while (n > 16) {
+		size_t i = 0, j = n - 1, m = n / 2;
+		uint64_t p;
+
+		if (!depth--) {
+			qsort(a, n, sizeof(*a), cmp_addr_ent);
+			return;
+		}
+		if (a[m].addr < a[0].addr)
+			ents_swap(a, m, 0);
+		if (a[j].addr < a[0].addr)
+			ents_swap(a, j, 0);
+		if (a[j].addr < a[m].addr)
+			ents_swap(a, j, m);
+		p = a[m].addr;
+		/* a[0] <= p <= a[n - 1] stop the scans; both sides end up non-empty */
+		for (;;) {
+			while (a[i].addr < p)
+				i++;
+			while (a[j].addr > p)
+				j--;
+			if (i >= j)
+				break;
+			ents_swap(a, i, j);
+			i++;
+			j--;
+		}
+		/* [0, j] <= p <= [j + 1, n) */
+		if (j + 1 < n - j - 1) {
+			ents_sort(a, j + 1, depth);
+			a += j + 1;
+			n -= j + 1;
+		} else {
+			ents_sort(a + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i;
+
+		t = a[i];
+		for (; j && a[j - 1].addr > t.addr; j--)
+			a[j] = a[j - 1];
+		a[j] = t;
+	}
+}
+
+/*
+ * The batch sorted: the caller's array if it is (checked in one pass),
+ * else a sorted copy with each address's place.  0 or -ENOMEM.
+ */
+static int batch_sort(struct addrres_procmaps *pm, struct batch *b, const uint64_t *addrs)
+{
+	size_t i = 1, n = b->n;
+	unsigned int down = 0;
+
+	/* In blocks, without a branch per address: two sums run in parallel. */
+	while (i < n && !down) {
+		size_t end = n - i > 256 ? i + 256 : n;
+		unsigned int d1 = 0;
+
+		for (; i + 1 < end; i += 2) {
+			down += addrs[i] < addrs[i - 1];
+			d1 += addrs[i + 1] < addrs[i];
+		}
+		if (i < end) {
+			down += addrs[i] < addrs[i - 1];
+			i++;
+		}
+		down |= d1;
+	}
+	if (!down)
+		return 0;
+	if (grow((void **)&pm->ents, &pm->ents_cap, n, sizeof(*pm->ents), 256))
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		pm->ents[i] = (struct addr_ent){ .addr = addrs[i], .pos = i };
+	/* Not stable: equal addresses get the same VMA whatever their order. */
+	ents_sort(pm->ents, n, 2 * (64 - (unsigned int)__builtin_clzll(n)));
+	b->ents = pm->ents;
+	return 0;
+}
+
 int addrres_procmaps__resolve(struct addrres_procmaps *pm, const uint64_t *addrs, size_t n,
 			      const struct addrres_vma **vmas)
 {
-	bool sorted = true;
+	struct batch b = { .addrs = addrs, .n = n, .vmas = vmas };
 	size_t text_from;
 	int err;
 
-	if (vmas) {
-		for (size_t i = 0; i < n; i++)
-			vmas[i] = NULL;
+	if (!pm || ((!addrs || !vmas) && n)) {
+		err = -EINVAL;
+		goto fail;
 	}
-	if (!pm || ((!addrs || !vmas) && n))
-		return -EINVAL;
 	libaddrres_err_clear(&pm->eb);
 	memset(&pm->last, 0, sizeof(pm->last));
 	pm->last.method = ADDRRES_PROCMAPS_METHOD_AUTO;
-	pm->nr_slots = 0;
-	pm->bytes_len = 0;
-	if (grow((void **)&pm->ents, &pm->ents_cap, n, sizeof(*pm->ents), 256))
-		return libaddrres_err(&pm->eb, -ENOMEM, "%s: out of memory", pm->path);
-	for (size_t i = 0; i < n; i++) {
-		pm->ents[i] = (struct addr_ent){ .addr = addrs[i], .pos = i, .vma = NO_VMA };
-		if (i && addrs[i] < addrs[i - 1])
-			sorted = false;
+	pool_reset(&pm->pool);
+	pm->prev = NULL;
+	if (batch_sort(pm, &b, addrs)) {
+		err = libaddrres_err(&pm->eb, -ENOMEM, "%s: out of memory", pm->path);
+		goto fail;
 	}
-	/* Stable enough: equal addresses get the same VMA whatever their order. */
-	if (!sorted)
-		qsort(pm->ents, n, sizeof(*pm->ents), cmp_addr_ent);
 
+	/* Each walk gives each address of its part its VMA, or NULL. */
 	text_from = 0;
 	if (pm->method == ADDRRES_PROCMAPS_METHOD_IOCTL ||
 	    (pm->method == ADDRRES_PROCMAPS_METHOD_AUTO && !pm->ioctl_unsupported)) {
-		err = ioctl_walk(pm, pm->ents, n, &text_from);
+		err = ioctl_walk(pm, &b, &text_from);
 		if (err)
 			goto fail;
 	}
 	if (pm->method != ADDRRES_PROCMAPS_METHOD_IOCTL && text_from < n) {
-		err = text_walk(pm, pm->ents, n, text_from);
+		err = text_walk(pm, &b, text_from);
 		if (err)
 			goto fail;
 	}
 	if (pm->last.method == ADDRRES_PROCMAPS_METHOD_AUTO)	/* n == 0 */
 		pm->last.method = pm->method == ADDRRES_PROCMAPS_METHOD_IOCTL ?
 				  ADDRRES_PROCMAPS_METHOD_IOCTL : ADDRRES_PROCMAPS_METHOD_TEXT;
-
-	/* The buffers no longer move: the pointers can be set. */
-	for (size_t i = 0; i < pm->nr_slots; i++) {
-		struct vma_slot *s = &pm->slots[i];
-
-		s->vma.name = pm->bytes + s->name_off;
-		s->vma.build_id = s->vma.build_id_size ?
-				  (const unsigned char *)pm->bytes + s->build_id_off : NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct addr_ent *e = &pm->ents[i];
-
-		if (e->vma == NO_VMA)
-			continue;
-		vmas[e->pos] = &pm->slots[e->vma].vma;
-		/* Sorted: the addresses of a VMA come together. */
-		if (!i || e->vma != e[-1].vma)
-			pm->last.vmas++;
-	}
 	pm->last.ioctl_unsupported = pm->ioctl_unsupported;
 	return 0;
 fail:
-	pm->last.ioctl_unsupported = pm->ioctl_unsupported;
-	pm->nr_slots = 0;
+	if (vmas) {
+		for (size_t i = 0; i < n; i++)
+			vmas[i] = NULL;
+	}
+	if (pm) {
+		pm->last.ioctl_unsupported = pm->ioctl_unsupported;
+		pm->last.vmas = 0;
+	}
 	return err;
 }
 

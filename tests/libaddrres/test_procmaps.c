@@ -843,22 +843,117 @@ out:
 	free(heap);
 }
 
-/* More VMAs than AUTO queries: it switches to the text midway. */
+/*
+ * Runs of addresses in VMAs and in a hole, sorted and in reverse: each
+ * address gets its page's VMA, one pointer per VMA, with each method.
+ */
+static void test_live_runs(struct test *t, const void *arg)
+{
+	enum { NR_PAGES = 16, HOLE = 5, MAX_ADDRS = NR_PAGES * 50 };
+	static const enum addrres_procmaps_method methods[] = {
+		ADDRRES_PROCMAPS_METHOD_TEXT, ADDRRES_PROCMAPS_METHOD_IOCTL,
+		ADDRRES_PROCMAPS_METHOD_AUTO,
+	};
+	struct addrres_procmaps_stats st = { .sz = sizeof(st) };
+	const struct addrres_vma *v[MAX_ADDRS], *first[NR_PAGES];
+	struct addrres_procmaps *pm = NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t addrs[MAX_ADDRS];
+	char msg[512], why[512], *base;
+	bool has_ioctl = host_has_ioctl(why, sizeof(why));
+	size_t n = 0;
+	int err;
+
+	(void)arg;
+	base = mmap(NULL, NR_PAGES * (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		FAIL(t, "mmap: %s", err_name(-errno));
+	/* r-- and rw- in turn: a VMA per page; runs of 1 to 49 addresses, repeated ones too */
+	for (size_t i = 0; i < NR_PAGES; i++) {
+		size_t run = 1 + (i * 7) % 49;
+
+		if (i % 2 && mprotect(base + i * page, (size_t)page, PROT_READ | PROT_WRITE))
+			FAIL(t, "mprotect: %s", err_name(-errno));
+		for (size_t j = 0; j < run; j++)
+			addrs[n++] = (uintptr_t)base + i * (uint64_t)page + (j / 2) * 16;
+	}
+	if (munmap(base + HOLE * page, (size_t)page))
+		FAIL(t, "munmap: %s", err_name(-errno));
+	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++) {
+		if (methods[m] == ADDRRES_PROCMAPS_METHOD_IOCTL && !has_ioctl) {
+			printf("# %s: IOCTL not checked\n", why);
+			continue;
+		}
+		err = live_open(&pm, methods[m], 0, false, msg, sizeof(msg));
+		if (err)
+			FAIL(t, "open: %s: %s", err_name(err), msg);
+		for (int reversed = 0; reversed < 2; reversed++) {
+			memset(first, 0, sizeof(first));
+			RESOLVE(t, pm, addrs, n, v, msg);
+			for (size_t i = 0; i < n; i++) {
+				size_t pg = (size_t)((addrs[i] - (uintptr_t)base) / (uint64_t)page);
+
+				if (pg == HOLE) {
+					if (v[i])
+						FAIL(t, "method %d: address %zu in the hole",
+						     (int)methods[m], i);
+					continue;
+				}
+				/* the first and last pages may merge with VMAs around */
+				if (!v[i] || v[i]->start > addrs[i] || v[i]->end <= addrs[i] ||
+				    (pg > 0 && pg < NR_PAGES - 1 &&
+				     (v[i]->start != (uintptr_t)base + pg * (uint64_t)page ||
+				      v[i]->end != v[i]->start + (uint64_t)page)))
+					FAIL(t, "method %d%s: address %zu is not in its page's VMA",
+					     (int)methods[m], reversed ? ", reversed" : "", i);
+				if (!first[pg])
+					first[pg] = v[i];
+				if (v[i] != first[pg])
+					FAIL(t, "method %d: two pointers for page %zu",
+					     (int)methods[m], pg);
+			}
+			CHECK_ERR(t, addrres_procmaps__stats(pm, &st), 0);
+			CHECK_INT(t, st.vmas, NR_PAGES - 1);
+			/* reverse the batch for the second round */
+			for (size_t i = 0; i < n / 2; i++) {
+				uint64_t a = addrs[i];
+
+				addrs[i] = addrs[n - 1 - i];
+				addrs[n - 1 - i] = a;
+			}
+		}
+		addrres_procmaps__free(pm);
+		pm = NULL;
+	}
+out:
+	addrres_procmaps__free(pm);
+	if (base != MAP_FAILED)
+		munmap(base, NR_PAGES * (size_t)page);
+}
+
+/*
+ * AUTO's choice on 1000 VMAs of one page, r-- and rw- in turn: a batch
+ * that hits every one of them is placed by the text after a few queries
+ * (and as the text places it); one clustered in 30 of them, 20 addresses
+ * each, or spread over every other one (the text would read two lines a
+ * query), by queries alone.
+ */
 static void test_live_auto_switches(struct test *t, const void *arg)
 {
-	enum { NR_VMAS = 200 };
+	enum { NR_VMAS = 1000, NR_CLUSTERS = 30, PER_CLUSTER = 20 };
 	struct addrres_procmaps_stats st = { .sz = sizeof(st) };
 	struct addrres_procmaps *text = NULL, *autom = NULL;
+	const struct addrres_vma **v = calloc(NR_VMAS, sizeof(*v));
 	long page = sysconf(_SC_PAGESIZE);
-	uint64_t addrs[NR_VMAS];
+	uint64_t *addrs = calloc(NR_VMAS, sizeof(*addrs));
 	char msg[512], why[512], *base;
-	size_t bad;
+	size_t n, bad;
 	int err;
 
 	(void)arg;
 	base = mmap(NULL, NR_VMAS * (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (base == MAP_FAILED)
-		FAIL(t, "mmap: %s", err_name(-errno));
+	if (base == MAP_FAILED || !v || !addrs)
+		FAIL(t, "mmap or calloc: %s", err_name(-errno));
 	/* r-- and rw- in turn: the kernel cannot merge them */
 	for (size_t i = 0; i < NR_VMAS; i++) {
 		if (i % 2 && mprotect(base + i * page, (size_t)page, PROT_READ | PROT_WRITE))
@@ -872,23 +967,57 @@ static void test_live_auto_switches(struct test *t, const void *arg)
 		err = live_open(&autom, ADDRRES_PROCMAPS_METHOD_AUTO, 0, false, msg, sizeof(msg));
 	if (err)
 		FAIL(t, "open: %s: %s", err_name(err), msg);
+
+	/* every VMA: the text, soon */
 	err = compare_methods(text, autom, addrs, NR_VMAS, &bad);
 	if (err)
 		FAIL(t, "resolve: %s", err_name(err));
 	if (bad)
 		FAIL(t, "TEXT and AUTO differ on address %zu (see above)", bad - 1);
 	CHECK_ERR(t, addrres_procmaps__stats(autom, &st), 0);
-	CHECK_INT(t, st.method, ADDRRES_PROCMAPS_METHOD_TEXT);
-	CHECK_INT(t, st.vmas, NR_VMAS);
-	CHECK(t, st.ioctl_queries > 1 && st.ioctl_queries < NR_VMAS);
-	CHECK(t, st.text_lines > 0);
 	printf("# AUTO: %zu queries, then %zu lines of text, for %d VMAs\n",
 	       st.ioctl_queries, st.text_lines, NR_VMAS);
+	CHECK_INT(t, st.method, ADDRRES_PROCMAPS_METHOD_TEXT);
+	CHECK_INT(t, st.vmas, NR_VMAS);
+	CHECK(t, st.ioctl_queries >= 8 && st.ioctl_queries <= 32);
+	CHECK(t, st.text_lines >= NR_VMAS - st.ioctl_queries);
+
+	/* 30 clusters, one VMA in 33 */
+	n = 0;
+	for (size_t c = 0; c < NR_CLUSTERS; c++) {
+		for (size_t j = 0; j < PER_CLUSTER; j++)
+			addrs[n++] = (uintptr_t)base + c * (NR_VMAS / NR_CLUSTERS) * (uint64_t)page +
+				     j * 8;
+	}
+	RESOLVE(t, autom, addrs, n, v, msg);
+	CHECK_ERR(t, addrres_procmaps__stats(autom, &st), 0);
+	printf("# AUTO: %zu queries, %zu lines of text, for %d clusters\n",
+	       st.ioctl_queries, st.text_lines, NR_CLUSTERS);
+	CHECK_INT(t, st.method, ADDRRES_PROCMAPS_METHOD_IOCTL);
+	CHECK_INT(t, st.vmas, NR_CLUSTERS);
+	CHECK_INT(t, st.ioctl_queries, NR_CLUSTERS);
+	CHECK_INT(t, st.text_lines, 0);
+	for (size_t i = 0; i < n; i++)
+		CHECK(t, v[i] && v[i]->start <= addrs[i] && addrs[i] < v[i]->end);
+
+	/* every other VMA */
+	n = 0;
+	for (size_t i = 0; i < NR_VMAS; i += 2)
+		addrs[n++] = (uintptr_t)base + i * (uint64_t)page + 8;
+	RESOLVE(t, autom, addrs, n, v, msg);
+	CHECK_ERR(t, addrres_procmaps__stats(autom, &st), 0);
+	printf("# AUTO: %zu queries, %zu lines of text, for every other VMA\n",
+	       st.ioctl_queries, st.text_lines);
+	CHECK_INT(t, st.method, ADDRRES_PROCMAPS_METHOD_IOCTL);
+	CHECK_INT(t, st.vmas, NR_VMAS / 2);
+	CHECK_INT(t, st.text_lines, 0);
 out:
 	addrres_procmaps__free(text);
 	addrres_procmaps__free(autom);
 	if (base != MAP_FAILED)
 		munmap(base, NR_VMAS * (size_t)page);
+	free(v);
+	free(addrs);
 }
 
 #define CASE(fn) { #fn + 5, fn, NULL, false, false, "" }
@@ -904,6 +1033,7 @@ static struct test tests[64] = {
 	CASE(test_live_text),
 	CASE(test_live_auto),
 	CASE(test_live_ioctl_matches_text),
+	CASE(test_live_runs),
 	CASE(test_live_auto_switches),
 };
 
