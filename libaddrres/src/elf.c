@@ -1095,17 +1095,13 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 	struct libaddrres_errbuf eb = { 0 };
 	struct addrres_elf *e;
 	const char *dirs;
+	int err;
 
 	if (ep)
 		*ep = NULL;
-	if (!opts || opts->sz <= LIBADDRRES_OPTS_MAX_SZ) {
-		eb.buf = LIBADDRRES_OPTS_GET(opts, errbuf, NULL);
-		eb.sz = LIBADDRRES_OPTS_GET(opts, errbuf_sz, 0);
-	}
-	libaddrres_err_clear(&eb);
-	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
-		return libaddrres_err(&eb, -EINVAL,
-				      "addrres_elf_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
+	err = LIBADDRRES_OPTS_START(opts, &eb, "addrres_elf_opts");
+	if (err)
+		return err;
 	if (!ep)
 		return libaddrres_err(&eb, -EINVAL, "addrres_elf__open: ep is NULL");
 	e = calloc(1, sizeof(*e));
@@ -1372,17 +1368,13 @@ out:
 int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **ep)
 {
 	struct libaddrres_errbuf eb = { 0 };
+	int err;
 
 	if (ep)
 		*ep = NULL;
-	if (!opts || opts->sz <= LIBADDRRES_OPTS_MAX_SZ) {
-		eb.buf = LIBADDRRES_OPTS_GET(opts, errbuf, NULL);
-		eb.sz = LIBADDRRES_OPTS_GET(opts, errbuf_sz, 0);
-	}
-	libaddrres_err_clear(&eb);
-	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
-		return libaddrres_err(&eb, -EINVAL,
-				      "addrres_elf_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
+	err = LIBADDRRES_OPTS_START(opts, &eb, "addrres_elf_opts");
+	if (err)
+		return err;
 	if (!ep)
 		return libaddrres_err(&eb, -EINVAL, "addrres_elf__open: ep is NULL");
 	return libaddrres_err(&eb, -EOPNOTSUPP,

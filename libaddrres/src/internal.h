@@ -39,6 +39,25 @@
 #define LIBADDRRES_OPTS_MAX_SZ 4096
 bool libaddrres_opts_valid(const void *opts, size_t known_sz);
 
+struct libaddrres_errbuf;
+/* The checks of LIBADDRRES_OPTS_START(), once the message buffer is known. */
+int libaddrres_opts_start(const void *opts, size_t known_sz, struct libaddrres_errbuf *eb,
+			  const char *type);
+
+/*
+ * The start of every addrres_*__open(): @eb gets the caller's message
+ * buffer (where sz is sane enough to read it), emptied; an options struct
+ * that libaddrres_opts_valid() refuses fails with -EINVAL and a message
+ * naming @type.  Evaluates to 0 or -EINVAL.
+ */
+#define LIBADDRRES_OPTS_START(opts, eb, type) ({				\
+	if (!(opts) || (opts)->sz <= LIBADDRRES_OPTS_MAX_SZ) {			\
+		(eb)->buf = LIBADDRRES_OPTS_GET(opts, errbuf, NULL);		\
+		(eb)->sz = LIBADDRRES_OPTS_GET(opts, errbuf_sz, 0);		\
+	}									\
+	libaddrres_opts_start(opts, sizeof(*(opts)), eb, type);		\
+})
+
 /* ---- error messages ---- */
 
 /* Where a function reports why it failed: a caller's buffer, or none. */

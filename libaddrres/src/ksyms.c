@@ -541,15 +541,9 @@ int addrres_ksyms__open(const struct addrres_ksyms_opts *opts, struct addrres_ks
 
 	if (ksp)
 		*ksp = NULL;
-	/* The message buffer, if the caller's struct has one: sz says so. */
-	if (!opts || opts->sz <= LIBADDRRES_OPTS_MAX_SZ) {
-		eb.buf = LIBADDRRES_OPTS_GET(opts, errbuf, NULL);
-		eb.sz = LIBADDRRES_OPTS_GET(opts, errbuf_sz, 0);
-	}
-	libaddrres_err_clear(&eb);
-	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
-		return libaddrres_err(&eb, -EINVAL,
-				      "addrres_ksyms_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
+	err = LIBADDRRES_OPTS_START(opts, &eb, "addrres_ksyms_opts");
+	if (err)
+		return err;
 	if (!ksp)
 		return libaddrres_err(&eb, -EINVAL, "addrres_ksyms__open: ksp is NULL");
 	kallmodsyms = LIBADDRRES_OPTS_GET(opts, kallmodsyms_path, NULL);

@@ -787,14 +787,9 @@ int addrres_procmaps__open(const struct addrres_procmaps_opts *opts, struct addr
 
 	if (pmp)
 		*pmp = NULL;
-	if (!opts || opts->sz <= LIBADDRRES_OPTS_MAX_SZ) {
-		eb.buf = LIBADDRRES_OPTS_GET(opts, errbuf, NULL);
-		eb.sz = LIBADDRRES_OPTS_GET(opts, errbuf_sz, 0);
-	}
-	libaddrres_err_clear(&eb);
-	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
-		return libaddrres_err(&eb, -EINVAL,
-				      "addrres_procmaps_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
+	err = LIBADDRRES_OPTS_START(opts, &eb, "addrres_procmaps_opts");
+	if (err)
+		return err;
 	if (!pmp)
 		return libaddrres_err(&eb, -EINVAL, "addrres_procmaps__open: pmp is NULL");
 	pid = LIBADDRRES_OPTS_GET(opts, pid, 0);

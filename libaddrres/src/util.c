@@ -40,6 +40,17 @@ bool libaddrres_opts_valid(const void *opts, size_t known_sz)
 	return true;
 }
 
+int libaddrres_opts_start(const void *opts, size_t known_sz, struct libaddrres_errbuf *eb,
+			  const char *type)
+{
+	libaddrres_err_clear(eb);
+	if (!libaddrres_opts_valid(opts, known_sz))
+		return libaddrres_err(eb, -EINVAL,
+				      "%s: sz is too small or too large, or fields unknown to this libaddrres are set",
+				      type);
+	return 0;
+}
+
 void libaddrres_err_clear(struct libaddrres_errbuf *eb)
 {
 	if (eb && eb->buf && eb->sz)
