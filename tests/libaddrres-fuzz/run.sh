@@ -132,6 +132,24 @@ seed "$k/kallsyms" '\011\003\000\001' "$FIXTURES/kallsyms" "$FIXTURES/modules" "
 seed "$k/restricted" '\000\000\000\000' "$FIXTURES/restricted" "$FIXTURES/modules" "$work/queries"
 seed "$k/empty" '\000\000\000\000' "$FIXTURES/empty" "$FIXTURES/empty" "$work/queries"
 seed "$k/corrupt.modules" '\004\011\000\000' "$FIXTURES/kallmodsyms" "$FIXTURES/corrupt.modules"
+# Larger than the fuzzing's inputs (-max_len cuts them there), for the
+# replay: more symbols than the first allocation holds (4096), some in
+# loaded modules, names hashed to long chains; a name larger than a chunk
+# of the string arena (64 KiB) after one that is not.
+awk 'BEGIN {
+	for (i = 0; i < 5000; i++)
+		printf "%x %s s%d%s\n", 4096 + 16 * i, i % 5 ? "t" : "T", i % 1000,
+			i % 7 ? "" : "\t[m" i % 3 "]"
+	print "@@"
+	print "m0 16384 0 - Live 0x0"
+	print "@@"
+	print "s7"
+	print "s7 [m1]"
+}' | { printf '\000\000\020\000'; cat; } >"$k/many-symbols"
+{
+	printf '\014\000\000\000ffffffff81000000 T _stext\nffffffff81000010 T '
+	printf '%070000d\n' 0
+} >"$k/long-name"
 for f in "$FIXTURES"/corrupt-*.kallmodsyms; do
 	seed "$k/$(basename "$f")" '\004\023\000\000' "$f" "$FIXTURES/modules"
 done
