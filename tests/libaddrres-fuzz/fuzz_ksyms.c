@@ -25,7 +25,8 @@
  *    order, not past the last symbol of its region), -EACCES if restricted;
  *  - find_name of the input's queries and of each sampled symbol's
  *    format (plain and with '=') gives what a scan with the documented
- *    matching rules does, and the symbol is among the matches.
+ *    matching rules does, and the symbol is among the matches;
+ *  - no file is left open, the set freed or never made.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -594,10 +595,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t flags;
 	uint64_t delta;
 	bool kallsyms, mods_read;
-	int ret;
+	int ret, fds;
 
 	if (size < HEADER)
 		return -1;	/* not worth keeping in the corpus */
+	fds = open_fds();
 	flags = data[0];
 	small = data[1];
 	delta = (uint64_t)data[2] | (uint64_t)data[3] << 8;
@@ -663,5 +665,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t j = sz; j < sizeof(cut); j++)
 			CHECK(cut[j] == 'X', "the message cut to %zu bytes wrote byte %zu", sz, j);
 	}
+	CHECK(open_fds() == fds, "a file left open: %d open, %d before", open_fds(), fds);
 	return 0;
 }

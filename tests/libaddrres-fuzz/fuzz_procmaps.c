@@ -24,7 +24,8 @@
  *    end, the line's offset, device, inode, permissions, and name with
  *    "\012" a newline), or NULL in a gap, past the last line or in
  *    [vsyscall]; addresses of one line share one VMA pointer;
- *  - the stats: TEXT, the lines read, the distinct VMAs, no ioctl.
+ *  - the stats: TEXT, the lines read, the distinct VMAs, no ioctl;
+ *  - the set freed, no file is left open (a maps_fd is the caller's).
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -325,10 +326,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t *addrs, *addrs2;
 	const char *path;
 	uint8_t flags;
-	int ret;
+	int ret, fds;
 
 	if (size < HEADER)
 		return -1;	/* not worth keeping in the corpus */
+	fds = open_fds();
 	flags = data[1];
 	memfile_set(&maps_file, text, size - HEADER);
 
@@ -409,6 +411,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_batch(pm, path, lines, nr_lines, addrs2, half);
 	}
 	addrres_procmaps__free(pm);
+	CHECK(open_fds() == fds, "a file left open: %d open, %d before", open_fds(), fds);
 	free(addrs);
 	free(addrs2);
 	free(lines);
