@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libFuzzer target: addrres_procmaps__resolve() with METHOD_TEXT on the
+ * libFuzzer target: addrres_procmaps__resolve() with METHOD_TEXT (or
+ * AUTO, whose ioctl fails on a file that is not /proc/PID/maps) on the
  * text of a maps file, each batch checked against a reference walk
  * written from addrres.h (not from procmaps.c).
  *
@@ -24,7 +25,8 @@
  *    end, the line's offset, device, inode, permissions, and name with
  *    "\012" a newline), or NULL in a gap, past the last line or in
  *    [vsyscall]; addresses of one line share one VMA pointer;
- *  - the stats: TEXT, the lines read, the distinct VMAs, no ioctl;
+ *  - the stats: TEXT, the lines read, the distinct VMAs, no ioctl (one
+ *    under AUTO, the first time);
  *  - the set freed, no file is left open (a maps_fd is the caller's).
  */
 #define _GNU_SOURCE
@@ -43,6 +45,13 @@ enum {
 	F_TWICE = 8,		/* each address twice */
 	F_MAPS_FD = 16,		/* give the file as maps_fd, not maps_path */
 	F_EMPTY = 32,		/* an empty batch first */
+	F_AUTO = 64,		/* METHOD_AUTO: the ioctl fails (ENOTTY), then the text */
+};
+
+/* What a set has seen, for the stats of its next batch. */
+struct set_state {
+	bool autom;		/* METHOD_AUTO */
+	bool unsupported;	/* the ioctl answered ENOTTY */
 };
 
 static struct memfile maps_file;
@@ -237,10 +246,12 @@ static int cmp_ptr(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void check_batch(struct addrres_procmaps *pm, const char *path,
+static void check_batch(struct addrres_procmaps *pm, struct set_state *ss, const char *path,
 			const struct ref_line *lines, size_t nr_lines,
 			const uint64_t *addrs, size_t n)
 {
+	enum addrres_procmaps_method want_method = ADDRRES_PROCMAPS_METHOD_TEXT;
+	size_t want_queries = 0;
 	const struct addrres_vma **vmas = malloc((n ? n : 1) * sizeof(*vmas));
 	const struct addrres_vma **by_line = calloc(nr_lines ? nr_lines : 1, sizeof(*by_line));
 	size_t *want = malloc((n ? n : 1) * sizeof(*want)), bad = 0, read = 0, distinct = 0;
@@ -257,11 +268,21 @@ static void check_batch(struct addrres_procmaps *pm, const char *path,
 	      want_ret, bad);
 	CHECK(memchr(errbuf, '\0', sizeof(errbuf)), "errbuf not terminated");
 	CHECK(!addrres_procmaps__stats(pm, &st), "stats failed");
-	CHECK(st.method == ADDRRES_PROCMAPS_METHOD_TEXT &&
-	      addrres_procmaps__method(pm) == ADDRRES_PROCMAPS_METHOD_TEXT &&
-	      st.ioctl_queries == 0 && !st.ioctl_unsupported,
-	      "stats: method %d, %zu queries, unsupported %d", st.method, st.ioctl_queries,
-	      st.ioctl_unsupported);
+	/*
+	 * AUTO tries the ioctl once, which a file that is no maps file
+	 * answers ENOTTY, then no more.  An empty batch is answered by
+	 * neither: IOCTL ("answered every address") or TEXT will do.
+	 */
+	if (ss->autom && !ss->unsupported && n) {
+		want_queries = 1;
+		ss->unsupported = true;
+	}
+	if (ss->autom && !n && st.method == ADDRRES_PROCMAPS_METHOD_IOCTL)
+		want_method = ADDRRES_PROCMAPS_METHOD_IOCTL;
+	CHECK(st.method == want_method && addrres_procmaps__method(pm) == want_method &&
+	      st.ioctl_queries == want_queries && st.ioctl_unsupported == ss->unsupported,
+	      "stats: method %d, %zu queries, unsupported %d; want %d, %zu, %d", st.method,
+	      st.ioctl_queries, st.ioctl_unsupported, want_method, want_queries, ss->unsupported);
 	CHECK(st.text_lines == read, "stats: %zu lines read, want %zu", st.text_lines, read);
 	if (ret) {
 		CHECK(names_line(errbuf, path, bad), "message \"%s\", want \"%s:%zu: ...\"",
@@ -388,8 +409,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
-	ADDRRES_OPTS(addrres_procmaps_opts, opts, .method = ADDRRES_PROCMAPS_METHOD_TEXT,
+	ADDRRES_OPTS(addrres_procmaps_opts, opts,
+		     .method = flags & F_AUTO ? ADDRRES_PROCMAPS_METHOD_AUTO :
+						ADDRRES_PROCMAPS_METHOD_TEXT,
 		     .text_read_size = data[0], .errbuf = errbuf, .errbuf_sz = sizeof(errbuf));
+	struct set_state ss = { .autom = flags & F_AUTO };
 	if (flags & F_MAPS_FD) {
 		static char fd_path[64];
 
@@ -403,12 +427,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ret = addrres_procmaps__open(&opts, &pm);
 	CHECK(ret == 0 && pm, "open of %s: %d", path, ret);
 	if (flags & F_EMPTY)
-		check_batch(pm, path, lines, nr_lines, addrs, 0);
-	check_batch(pm, path, lines, nr_lines, addrs, n);
+		check_batch(pm, &ss, path, lines, nr_lines, addrs, 0);
+	check_batch(pm, &ss, path, lines, nr_lines, addrs, n);
 	if (flags & F_SECOND) {
 		for (size_t i = 0; i < n; i += 2)
 			addrs2[half++] = addrs[i];
-		check_batch(pm, path, lines, nr_lines, addrs2, half);
+		check_batch(pm, &ss, path, lines, nr_lines, addrs2, half);
 	}
 	addrres_procmaps__free(pm);
 	CHECK(open_fds() == fds, "a file left open: %d open, %d before", open_fds(), fds);

@@ -162,6 +162,7 @@ seed "$p/maps" '\000\016\377\377\377\377\377\377' "$FIXTURES/maps"
 seed "$p/maps-read-1" '\001\001\125\125\125\125\125\125' "$FIXTURES/maps"
 seed "$p/maps-read-7" '\007\060\252\252\252\252\252\252' "$FIXTURES/maps"
 seed "$p/maps-read-64" '\100\006\344\344\344\344\344\344' "$FIXTURES/maps"
+seed "$p/maps-auto" '\003\144\377\377\377\377\377\377' "$FIXTURES/maps"
 # A line longer than the read buffer of text_read_size 1, which must grow.
 {
 	printf '\001\000\003\000\000\000\000\000'
