@@ -46,6 +46,7 @@ enum {
 	F_NO_MODULES = 2,	/* no modules file (ENOENT) */
 	F_SHORT_ERRBUF = 4,	/* open again with a small errbuf */
 	F_SHORT_FORMAT = 8,	/* format into a small buffer too */
+	F_SOURCE = 16,		/* ask for the source: the other file exists */
 };
 
 static struct memfile syms_file, mods_file;
@@ -618,6 +619,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     .kallsyms_path = kallsyms ? syms_file.path : NO_SUCH_FILE,
 		     .modules_path = flags & F_NO_MODULES ? NO_SUCH_FILE : mods_file.path,
 		     .errbuf = errbuf, .errbuf_sz = sizeof(errbuf));
+	/*
+	 * The source asked for: the file of the other, which exists (the
+	 * modules file), must not be read, nor the fallback taken.
+	 */
+	if (flags & F_SOURCE) {
+		opts.source = kallsyms ? ADDRRES_KSYMS_SOURCE_KALLSYMS :
+					 ADDRRES_KSYMS_SOURCE_KALLMODSYMS;
+		if (kallsyms)
+			opts.kallmodsyms_path = mods_file.path;
+		else
+			opts.kallsyms_path = mods_file.path;
+	}
 	memset(errbuf, 'X', sizeof(errbuf));
 	ret = addrres_ksyms__open(&opts, &ks);
 

@@ -129,6 +129,8 @@ k=$work/seeds/ksyms
 seed "$k/kallmodsyms" '\014\007\020\000' "$FIXTURES/kallmodsyms" "$FIXTURES/modules" "$work/queries"
 seed "$k/kallmodsyms-no-modules" '\002\000\001\000' "$FIXTURES/kallmodsyms" "$work/queries"
 seed "$k/kallsyms" '\011\003\000\001' "$FIXTURES/kallsyms" "$FIXTURES/modules" "$work/queries"
+seed "$k/kallsyms-source" '\021\000\000\000' "$FIXTURES/kallsyms" "$FIXTURES/modules"
+seed "$k/kallmodsyms-source" '\020\000\000\000' "$FIXTURES/kallmodsyms" "$FIXTURES/modules"
 seed "$k/restricted" '\000\000\000\000' "$FIXTURES/restricted" "$FIXTURES/modules" "$work/queries"
 seed "$k/empty" '\000\000\000\000' "$FIXTURES/empty" "$FIXTURES/empty" "$work/queries"
 seed "$k/corrupt.modules" '\004\011\000\000' "$FIXTURES/kallmodsyms" "$FIXTURES/corrupt.modules"
