@@ -182,7 +182,8 @@ struct addrres_ksyms;
  *
  * ADDRESS is 1 to 16 hex digits, TYPE one letter or '?' (a loaded
  * module's symbol in a section the kernel cannot classify), NAME has no
- * space.
+ * space or control character and does not start with '[', '{' or '='
+ * (so that addrres_ksym__format() of a symbol is a query that finds it).
  *
  * In kallmodsyms, "[module]" alone, with no object, is a loaded module's
  * if that module is in the list of loaded modules

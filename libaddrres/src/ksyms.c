@@ -320,6 +320,12 @@ static int parse_line(struct parser *p, const char *line, size_t len)
 	}
 	if (s == name)
 		return parse_error(p, "missing symbol name after the type");
+	/*
+	 * What addrres_ksym__format() writes must be a query that finds the
+	 * symbol: a query's name cannot start with these (see parse_query()).
+	 */
+	if (*name == '[' || *name == '{' || *name == '=')
+		return parse_error(p, "symbol name starting with %s", show_char(*name, cb));
 	if (s < end) {
 		err = parse_annotation(p, s + 1, end, &an);
 		if (err)
