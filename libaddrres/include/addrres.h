@@ -458,7 +458,8 @@ struct addrres_vma {
 /**
  * struct addrres_procmaps_stats - what the last addrres_procmaps__resolve() did
  * @sz: sizeof(struct addrres_procmaps_stats), as the caller was compiled
- *	(ADDRRES_OPTS() sets it): the library fills only the fields that fit.
+ *	(ADDRRES_OPTS() sets it): the library fills only the fields that fit,
+ *	and zeroes what lies beyond the fields it knows (a newer caller's).
  * @method: ADDRRES_PROCMAPS_METHOD_IOCTL if the ioctl answered every
  *	address, ADDRRES_PROCMAPS_METHOD_TEXT if the text answered some (all
  *	of them, or those left when AUTO switched); AUTO before any resolve.

@@ -1033,5 +1033,8 @@ int addrres_procmaps__stats(const struct addrres_procmaps *pm, struct addrres_pr
 	sz = stats->sz < sizeof(pm->last) ? stats->sz : sizeof(pm->last);
 	memcpy((char *)stats + sizeof(size_t), (const char *)&pm->last + sizeof(size_t),
 	       sz - sizeof(size_t));
+	/* A newer caller's fields that this library does not know read 0. */
+	if (stats->sz > sz)
+		memset((char *)stats + sz, 0, stats->sz - sz);
 	return 0;
 }

@@ -404,6 +404,20 @@ static void test_opts_and_arguments(struct test *t, const void *arg)
 	CHECK_ERR(t, addrres_procmaps__stats(pm, &st), 0);
 	CHECK_INT(t, st.method, ADDRRES_PROCMAPS_METHOD_TEXT);
 	CHECK_U64(t, st.ioctl_queries, 0xababababababababULL);
+	/* a newer caller's: the fields this library does not know read 0 */
+	{
+		struct {
+			struct addrres_procmaps_stats known;
+			uint64_t later[2];
+		} newer;
+
+		memset(&newer, 0xab, sizeof(newer));
+		newer.known.sz = sizeof(newer);
+		CHECK_ERR(t, addrres_procmaps__stats(pm, &newer.known), 0);
+		CHECK_INT(t, newer.known.method, ADDRRES_PROCMAPS_METHOD_TEXT);
+		CHECK_U64(t, newer.later[0], 0);
+		CHECK_U64(t, newer.later[1], 0);
+	}
 	st.sz = 0;
 	CHECK_ERR(t, addrres_procmaps__stats(pm, &st), -EINVAL);
 	CHECK_ERR(t, addrres_procmaps__stats(NULL, &st), -EINVAL);
