@@ -1386,46 +1386,9 @@ void addrres_elf__free(struct addrres_elf *e)
 	(void)e;
 }
 
-int addrres_elf__resolve(struct addrres_elf *e, const char *path,
-			 const unsigned char *build_id, size_t build_id_size,
-			 const uint64_t *file_offsets, size_t n,
-			 const struct addrres_elf_sym **syms)
+/* What every lookup of this build answers: no symbols, -EOPNOTSUPP. */
+static int unsupported(const struct addrres_elf_sym **syms, int *errs, size_t n)
 {
-	(void)e;
-	(void)path;
-	(void)build_id;
-	(void)build_id_size;
-	(void)file_offsets;
-	if (syms) {
-		for (size_t i = 0; i < n; i++)
-			syms[i] = NULL;
-	}
-	return -EOPNOTSUPP;
-}
-
-int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
-			     const uint64_t *addrs, size_t n,
-			     const struct addrres_elf_sym **syms)
-{
-	(void)e;
-	(void)pid;
-	(void)vma;
-	(void)addrs;
-	if (syms) {
-		for (size_t i = 0; i < n; i++)
-			syms[i] = NULL;
-	}
-	return -EOPNOTSUPP;
-}
-
-int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid, const uint64_t *addrs,
-			      const struct addrres_vma *const *vmas, size_t n,
-			      const struct addrres_elf_sym **syms, int *errs)
-{
-	(void)e;
-	(void)pid;
-	(void)addrs;
-	(void)vmas;
 	for (size_t i = 0; i < n; i++) {
 		if (syms)
 			syms[i] = NULL;
@@ -1433,6 +1396,31 @@ int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid, const uint64_t *ad
 			errs[i] = -EOPNOTSUPP;
 	}
 	return -EOPNOTSUPP;
+}
+
+int addrres_elf__resolve(struct addrres_elf *e, const char *path,
+			 const unsigned char *build_id, size_t build_id_size,
+			 const uint64_t *file_offsets, size_t n,
+			 const struct addrres_elf_sym **syms)
+{
+	(void)e, (void)path, (void)build_id, (void)build_id_size, (void)file_offsets;
+	return unsupported(syms, NULL, n);
+}
+
+int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
+			     const uint64_t *addrs, size_t n,
+			     const struct addrres_elf_sym **syms)
+{
+	(void)e, (void)pid, (void)vma, (void)addrs;
+	return unsupported(syms, NULL, n);
+}
+
+int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid, const uint64_t *addrs,
+			      const struct addrres_vma *const *vmas, size_t n,
+			      const struct addrres_elf_sym **syms, int *errs)
+{
+	(void)e, (void)pid, (void)addrs, (void)vmas;
+	return unsupported(syms, errs, n);
 }
 
 #endif /* LIBADDRRES_NO_LIBELF */
