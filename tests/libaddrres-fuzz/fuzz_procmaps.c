@@ -13,6 +13,7 @@
  *                    selectors, one a line (cycling), of the addresses
  *                    asked about around that line's range: none; its
  *                    start; its end - 1 and start - 1; its middle and end
+ *                    (and with F_DENSE, 16 across it and 16 after it)
  *   maps text        the rest
  *
  * The checks, for every batch:
@@ -39,14 +40,17 @@
 #define HEADER 8
 
 enum {
-	F_UNSORTED = 1,		/* the batch in reverse order */
+	F_UNSORTED = 1,		/* the batch as made, reversed; else sorted */
 	F_ENDS = 2,		/* also ask about 0 and UINT64_MAX */
 	F_SECOND = 4,		/* a second batch, every other address, on the same set */
 	F_TWICE = 8,		/* each address twice */
 	F_MAPS_FD = 16,		/* give the file as maps_fd, not maps_path */
 	F_EMPTY = 32,		/* an empty batch first */
 	F_AUTO = 64,		/* METHOD_AUTO: the ioctl fails (ENOTTY), then the text */
+	F_DENSE = 128,		/* DENSE addresses across each line picked and after it */
 };
+
+#define DENSE 16
 
 /* What a set has seen, for the stats of its next batch. */
 struct set_state {
@@ -188,6 +192,13 @@ static int cmp_addr(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
 }
 
 #define NONE SIZE_MAX
@@ -368,8 +379,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* The batch: addresses around the lines the selectors pick. */
-	addrs = malloc((8 * nr_lines + 4) * sizeof(*addrs));
-	addrs2 = malloc((8 * nr_lines + 4) * sizeof(*addrs2));
+	addrs = malloc((2 * (2 + 2 * DENSE) * nr_lines + 4) * sizeof(*addrs));
+	addrs2 = malloc((2 * (2 + 2 * DENSE) * nr_lines + 4) * sizeof(*addrs2));
 	CHECK(addrs && addrs2, "out of memory");
 	for (size_t i = 0; i < nr_lines; i++) {
 		const struct ref_line *l = &lines[i];
@@ -391,6 +402,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			addrs[n++] = l->end;
 			break;
 		}
+		/* Many in a VMA, and in the gap after it (or the next VMA). */
+		if (sel && (flags & F_DENSE)) {
+			uint64_t step = (l->end - l->start) / DENSE;
+
+			for (uint64_t k = 0; k < DENSE; k++) {
+				addrs[n++] = l->start + k * (step ? step : 1);
+				addrs[n++] = l->end + k;
+			}
+		}
 	}
 	if (flags & F_ENDS) {
 		addrs[n++] = 0;
@@ -400,6 +420,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(addrs + n, addrs, n * sizeof(*addrs));
 		n *= 2;
 	}
+	/* Unsorted, the library sorts a copy; sorted, it takes the batch as it is. */
 	if (flags & F_UNSORTED) {
 		for (size_t i = 0; i < n / 2; i++) {
 			uint64_t t = addrs[i];
@@ -407,6 +428,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			addrs[i] = addrs[n - 1 - i];
 			addrs[n - 1 - i] = t;
 		}
+	} else {
+		qsort(addrs, n, sizeof(*addrs), cmp_u64);
 	}
 
 	ADDRRES_OPTS(addrres_procmaps_opts, opts,

@@ -165,12 +165,21 @@ seed "$p/maps-read-1" '\001\001\125\125\125\125\125\125' "$FIXTURES/maps"
 seed "$p/maps-read-7" '\007\060\252\252\252\252\252\252' "$FIXTURES/maps"
 seed "$p/maps-read-64" '\100\006\344\344\344\344\344\344' "$FIXTURES/maps"
 seed "$p/maps-auto" '\003\144\377\377\377\377\377\377' "$FIXTURES/maps"
-# A line longer than the read buffer of text_read_size 1, which must grow.
+# A line longer than the read buffer of text_read_size 1, which must grow;
+# one longer than that of the default size (64 KiB) and than a chunk of
+# the names (32 KiB), beyond -max_len, between lines with many addresses.
 {
 	printf '\001\000\003\000\000\000\000\000'
 	printf '7f0000000000-7f0000001000 r--p 00000000 08:01 42 /'
 	printf '%05000d\n' 0
 } >"$p/long-line"
+{
+	printf '\000\200\077\000\000\000\000\000'
+	printf '7f0000000000-7f0000001000 r--p 00000000 08:01 42 /lib\n'
+	printf '7f0000001000-7f0000002000 r--p 00000000 08:01 43 /'
+	printf '%070000d\n' 0
+	printf '7f0000003000-7f0000004000 r--p 00000000 08:01 44 /lib\n'
+} >"$p/huge-line"
 for f in "$FIXTURES"/corrupt-*.maps; do
 	seed "$p/$(basename "$f")" '\000\000\377\377\377\377\377\377' "$f"
 	seed "$p/$(basename "$f" .maps)-read-5.maps" '\005\025\125\125\125\125\125\125' "$f"
