@@ -448,15 +448,20 @@ static int addr2line__run(pid_t pid, const uint64_t *addrs, size_t n, char **out
 
 	*out = malloc(cap);
 	*len = 0;
-	if (!argv || !*out)
+	if (!argv || !*out) {
+		free(argv);
 		return -ENOMEM;
+	}
 	snprintf(pidarg, sizeof(pidarg), "--pid=%d", (int)pid);
 	argv[0] = "eu-addr2line";
 	argv[1] = pidarg;
 	argv[2] = "-S";
 	for (size_t i = 0; i < n; i++) {
-		if (asprintf(&argv[i + 3], "0x%" PRIx64, addrs[i]) < 0)
-			return -ENOMEM;
+		if (asprintf(&argv[i + 3], "0x%" PRIx64, addrs[i]) < 0) {
+			argv[i + 3] = NULL;	/* undefined after a failure */
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
 	if (pipe2(fds, O_CLOEXEC)) {
 		ret = -errno;
