@@ -107,6 +107,8 @@ struct elf_file {
 	uint64_t bias;		/* module address - file address: 0, checked */
 	struct elf_facts facts;
 	struct sym_index index;
+	/* The last relative source name made absolute, and what it made. */
+	const char *rel_src, *abs_src;
 };
 
 struct addrres_elf {
@@ -117,6 +119,7 @@ struct addrres_elf {
 	struct libaddrres_arena arena;	/* the maps' keys */
 	struct libaddrres_strmap files;	/* file key -> struct elf_file */
 	struct libaddrres_strmap inodes;	/* inode key -> the last one of it */
+	struct libaddrres_strmap srcs;	/* source paths made absolute, interned */
 	struct addrres_elf_sym *syms;	/* the results of the last resolve */
 	size_t syms_cap;
 };
@@ -979,8 +982,38 @@ static const char *addrinfo(struct elf_file *f, uint64_t addr, uint64_t *off, ui
 	return name;
 }
 
+/*
+ * The source file of @line, named @src by its line table: made absolute
+ * with its compilation directory, as eu-addr2line prints it, if relative.
+ * Out of memory for that, @src.
+ */
+static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line *line,
+			    const char *src)
+{
+	const char *dir = src[0] != '/' ? dwfl_line_comp_dir(line) : NULL;
+	const char *abs;
+	char *path;
+	int len;
+
+	if (!dir || !*dir)
+		return src;
+	/* A line table names its files once: the pointer says which. */
+	if (src == f->rel_src)
+		return f->abs_src;
+	len = asprintf(&path, "%s/%s", dir, src);
+	if (len < 0)
+		return src;
+	abs = libaddrres_intern(&e->srcs, &e->arena, path, (size_t)len);
+	free(path);
+	if (!abs)
+		return src;
+	f->rel_src = src;
+	f->abs_src = abs;
+	return abs;
+}
+
 /* What file offset @off of @f holds, into @s; NULL if no segment holds it. */
-static const struct addrres_elf_sym *sym_at(const struct addrres_elf *e, struct elf_file *f,
+static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_file *f,
 					    uint64_t off, struct addrres_elf_sym *s)
 {
 	const struct elf_load *l = load_of(&f->facts, off);
@@ -1015,7 +1048,7 @@ static const struct addrres_elf_sym *sym_at(const struct addrres_elf *e, struct 
 		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
 
 		if (src) {
-			s->src_file = src;
+			s->src_file = src_path(e, f, line, src);
 			s->line = lineno > 0 ? (unsigned int)lineno : 0;
 			s->column = col > 0 ? (unsigned int)col : 0;
 		}
@@ -1050,7 +1083,7 @@ static int syms_reserve(struct addrres_elf *e, size_t n, const char *name)
  * index + 1) looks each up once and copies it to its repeats.  Short of
  * memory for the table, each is looked up where it is.
  */
-static void resolve_file(const struct addrres_elf *e, struct elf_file *f,
+static void resolve_file(struct addrres_elf *e, struct elf_file *f,
 			 const uint64_t *vals, uint64_t adj, size_t n,
 			 const struct addrres_elf_sym **syms, struct addrres_elf_sym *store)
 {
@@ -1140,6 +1173,7 @@ void addrres_elf__free(struct addrres_elf *e)
 	}
 	libaddrres_strmap_free(&e->files);
 	libaddrres_strmap_free(&e->inodes);
+	libaddrres_strmap_free(&e->srcs);
 	libaddrres_arena_free(&e->arena);
 	free(e->syms);
 	free(e->debug_dirs);

@@ -249,13 +249,18 @@ static const char *no_debug_dir(void)
 	CHECK_INT(t, s_->symtab, table);					\
 } while (0)
 
-/* @s has the line of "line:@name" in fixtures/elf/@src. */
+/*
+ * @s has the line of "line:@name" in fixtures/elf/@src, named by an
+ * absolute path (build.sh compiles prog.c as elf/prog.c from fixtures/).
+ */
 #define CHECK_LINE(t, s, src, name) do {					\
 	unsigned int mark_ = marker_line("elf/" src, name);			\
 	if (!mark_)								\
 		FAIL(t, "no line:%s in %s", name, src);				\
 	if (!(s)->src_file)							\
 		FAIL(t, "%s: no source line, want %s:%u", #s, src, mark_);	\
+	if ((s)->src_file[0] != '/')						\
+		FAIL(t, "%s: source %s, not an absolute path", #s, (s)->src_file); \
 	if (!same_file((s)->src_file, path_in(fixtures_dir, "elf/" src)))	\
 		FAIL(t, "%s: source %s, not fixtures/elf/%s", #s, (s)->src_file, src); \
 	CHECK_INT(t, (s)->line, mark_);						\
