@@ -11,11 +11,13 @@
  *     from the copies' code: "profile", 700 distinct addresses in 6 of
  *     the code VMAs (the shape of upstream's published PROCMAP_QUERY
  *     figure), and "spread", one address set over every code VMA.  Each
- *     set is symbolized (VMA, then ELF symbol and source line) by the
- *     library with the ioctl, the text and the automatic choice, each run
- *     from scratch (maps file opened, ELF files read), and by one
- *     eu-addr2line --pid -S run.  The answers must be the same symbol and
- *     offset for every address, or the program fails before any timing.
+ *     set is symbolized (VMA, then ELF symbol) by the library with the
+ *     ioctl, the text and the automatic choice, each run from scratch
+ *     (maps file opened, ELF files read), then with the ELF files open
+ *     from a batch before; the same with source lines (automatic choice);
+ *     and by one eu-addr2line --pid -S run, which always looks up lines.
+ *     The answers must be the same symbol, offset and source line for
+ *     every address, or the program fails before any timing.
  *  2. Kernel symbols: the time to read /proc/kallmodsyms (or kallsyms)
  *     and the lookups per second of addrres_ksyms__find_addr().
  *
@@ -370,28 +372,62 @@ static void addrs__spread(const struct target *t, const struct opts *o, uint64_t
 
 /* ---- symbolizing ----------------------------------------------------------- */
 
-/* One address's answer: a symbol and offset, or none (name NULL). */
+/*
+ * One address's answer: a symbol and offset, or none (name NULL); its
+ * source line as eu-addr2line prints it, "FILE:LINE[:COLUMN]" (NULL:
+ * none, or not asked for).
+ */
 struct answer {
 	char *name;
 	uint64_t offset;
+	char *src;
 };
 
 static void answers__free(struct answer *a, size_t n)
 {
-	for (size_t i = 0; a && i < n; i++)
+	for (size_t i = 0; a && i < n; i++) {
 		free(a[i].name);
+		free(a[i].src);
+	}
 	free(a);
+}
+
+/* @s's source line as eu-addr2line prints it: 0 or -ENOMEM. */
+static int answer__set_src(struct answer *a, const struct addrres_elf_sym *s)
+{
+	int ret;
+
+	if (!s->src_file)
+		return 0;
+	if (s->column)
+		ret = asprintf(&a->src, "%s:%u:%u", s->src_file, s->line, s->column);
+	else
+		ret = asprintf(&a->src, "%s:%u", s->src_file, s->line);
+	if (ret < 0) {
+		a->src = NULL;	/* undefined after a failure */
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A handle of the library's ELF part, source lines looked up if @lines. */
+static int lib__open_elf(bool lines, struct addrres_elf **elf, char *err, size_t err_sz)
+{
+	ADDRRES_OPTS(addrres_elf_opts, eo, .no_lines = !lines, .errbuf = err, .errbuf_sz = err_sz);
+
+	return addrres_elf__open(&eo, elf);
 }
 
 /*
  * The library as a tool run once per batch would: open the maps file,
- * find the VMAs, open the ELF files, find the symbols; or, with @warm, as
- * a profiler would for its next batch: the ELF files of @warm are open
- * already.  With @ans, keep the answers; with @st, what the maps part did.
+ * find the VMAs, open the ELF files, find the symbols (and source lines
+ * if @lines); or, with @warm (opened with the same @lines), as a profiler
+ * would for its next batch: the ELF files of @warm are open already.
+ * With @ans, keep the answers; with @st, what the maps part did.
  */
-static int lib__symbolize(pid_t pid, enum addrres_procmaps_method method, const uint64_t *addrs,
-			  size_t n, struct addrres_elf *warm, struct answer *ans,
-			  struct addrres_procmaps_stats *st)
+static int lib__symbolize(pid_t pid, enum addrres_procmaps_method method, bool lines,
+			  const uint64_t *addrs, size_t n, struct addrres_elf *warm,
+			  struct answer *ans, struct addrres_procmaps_stats *st)
 {
 	const struct addrres_vma **vmas = calloc(n, sizeof(*vmas));
 	const struct addrres_elf_sym **syms = calloc(n, sizeof(*syms));
@@ -402,14 +438,13 @@ static int lib__symbolize(pid_t pid, enum addrres_procmaps_method method, const 
 
 	ADDRRES_OPTS(addrres_procmaps_opts, po, .pid = pid, .method = method, .errbuf = err,
 		     .errbuf_sz = sizeof(err));
-	ADDRRES_OPTS(addrres_elf_opts, eo, .errbuf = err, .errbuf_sz = sizeof(err));
 	ret = !vmas || !syms ? -ENOMEM : 0;
 	if (!ret)
 		ret = addrres_procmaps__open(&po, &pm);
 	if (!ret)
 		ret = addrres_procmaps__resolve(pm, addrs, n, vmas);
 	if (!ret && !elf)
-		ret = addrres_elf__open(&eo, &elf);
+		ret = lib__open_elf(lines, &elf, err, sizeof(err));
 	if (!ret)
 		ret = addrres_elf__resolve_vmas(elf, pid, addrs, vmas, n, syms, NULL);
 	for (size_t i = 0; !ret && ans && i < n; i++) {
@@ -419,6 +454,8 @@ static int lib__symbolize(pid_t pid, enum addrres_procmaps_method method, const 
 			if (!ans[i].name)
 				ret = -ENOMEM;
 		}
+		if (!ret && syms[i])
+			ret = answer__set_src(&ans[i], syms[i]);
 	}
 	if (!ret && st)
 		ret = addrres_procmaps__stats(pm, st);
@@ -504,7 +541,8 @@ out:
 
 /*
  * eu-addr2line's answers: "name+0xoff", "name" (offset 0), or "??" or
- * "(module)+0xoff" where no symbol holds the address.
+ * "(module)+0xoff" where no symbol holds the address; then the source
+ * line, "??:0" where there is none.
  */
 static int addr2line__parse(char *text, size_t n, struct answer *ans)
 {
@@ -525,7 +563,14 @@ static int addr2line__parse(char *text, size_t n, struct answer *ans)
 			if (!ans[i].name)
 				return -ENOMEM;
 		}
-		strtok_r(NULL, "\n", &save);	/* the source line */
+		line = strtok_r(NULL, "\n", &save);
+		if (!line)
+			return -EPROTO;
+		if (strcmp(line, "??:0")) {
+			ans[i].src = strdup(line);
+			if (!ans[i].src)
+				return -ENOMEM;
+		}
 		line = strtok_r(NULL, "\n", &save);
 	}
 	return 0;
@@ -543,26 +588,57 @@ static const struct {
 };
 #define NR_LIB_METHODS (sizeof(lib_methods) / sizeof(lib_methods[0]))
 
-struct shape_result {
-	double lib_ms[NR_LIB_METHODS];
-	double warm_ms;		/* auto, with the ELF files open from a batch before */
-	double eu_ms;
-	size_t vmas_hit, symbolized, distinct;
+/* What is timed, in turns, run after run. */
+enum timed {
+	T_IOCTL, T_TEXT, T_AUTO,	/* symbols, first batch: lib_methods[] */
+	T_AUTO_NEXT,			/* symbols, next batch */
+	T_LINES, T_LINES_NEXT,		/* symbols and source lines (auto) */
+	T_EU,				/* eu-addr2line --pid */
+	NR_TIMED
 };
 
-/* The same symbol and offset for every address, or say where not. */
+struct shape_result {
+	double ms[NR_TIMED];	/* medians */
+	size_t vmas_hit, symbolized, with_src, distinct;
+};
+
+/* Whether two answers name the same symbol and offset (or none). */
+static bool answer__same_sym(const struct answer *a, const struct answer *b)
+{
+	if (!a->name || !b->name)
+		return !a->name && !b->name;
+	return !strcmp(a->name, b->name) && a->offset == b->offset;
+}
+
+static bool answer__same_src(const struct answer *a, const struct answer *b)
+{
+	if (!a->src || !b->src)
+		return !a->src && !b->src;
+	return !strcmp(a->src, b->src);
+}
+
+/*
+ * The same symbol, offset and source line from the library (with lines,
+ * and the same symbols without) as from eu-addr2line for every address,
+ * or say where not.
+ */
 static int verify(const char *shape, pid_t pid, const uint64_t *addrs, size_t n,
 		  struct shape_result *res)
 {
-	struct answer *ours = calloc(n, sizeof(*ours)), *theirs = calloc(n, sizeof(*theirs));
+	struct answer *lines = calloc(n, sizeof(*lines)), *syms = calloc(n, sizeof(*syms));
+	struct answer *theirs = calloc(n, sizeof(*theirs));
 	struct addrres_procmaps_stats st = { .sz = sizeof(st) };
 	size_t differ = 0, len;
 	char *text = NULL;
 	int ret;
 
-	ret = !ours || !theirs ? -ENOMEM : 0;
+	ret = !lines || !syms || !theirs ? -ENOMEM : 0;
 	if (!ret)
-		ret = lib__symbolize(pid, ADDRRES_PROCMAPS_METHOD_AUTO, addrs, n, NULL, ours, &st);
+		ret = lib__symbolize(pid, ADDRRES_PROCMAPS_METHOD_AUTO, true, addrs, n, NULL, lines,
+				     &st);
+	if (!ret)
+		ret = lib__symbolize(pid, ADDRRES_PROCMAPS_METHOD_AUTO, false, addrs, n, NULL, syms,
+				     NULL);
 	if (!ret) {
 		ret = addr2line__run(pid, addrs, n, &text, &len);
 		if (ret)
@@ -571,15 +647,18 @@ static int verify(const char *shape, pid_t pid, const uint64_t *addrs, size_t n,
 	if (!ret)
 		ret = addr2line__parse(text, n, theirs);
 	for (size_t i = 0; !ret && i < n; i++) {
-		bool same = ours[i].name ? theirs[i].name && !strcmp(ours[i].name, theirs[i].name) &&
-					   ours[i].offset == theirs[i].offset : !theirs[i].name;
+		bool same = answer__same_sym(&lines[i], &theirs[i]) &&
+			    answer__same_src(&lines[i], &theirs[i]) &&
+			    answer__same_sym(&syms[i], &theirs[i]) && !syms[i].src;
 
-		res->symbolized += ours[i].name != NULL;
+		res->symbolized += lines[i].name != NULL;
+		res->with_src += lines[i].src != NULL;
 		if (!same && differ++ < 5)
-			fprintf(stderr, "%s: 0x%" PRIx64 ": libaddrres %s+0x%" PRIx64
-				", eu-addr2line %s+0x%" PRIx64 "\n", shape, addrs[i],
-				ours[i].name ?: "??", ours[i].offset, theirs[i].name ?: "??",
-				theirs[i].offset);
+			fprintf(stderr, "%s: 0x%" PRIx64 ": libaddrres %s+0x%" PRIx64 " %s"
+				" (without lines %s+0x%" PRIx64 "), eu-addr2line %s+0x%" PRIx64
+				" %s\n", shape, addrs[i], lines[i].name ?: "??", lines[i].offset,
+				lines[i].src ?: "??:0", syms[i].name ?: "??", syms[i].offset,
+				theirs[i].name ?: "??", theirs[i].offset, theirs[i].src ?: "??:0");
 	}
 	if (!ret && differ) {
 		fprintf(stderr, "%s: %zu of %zu answers differ from eu-addr2line's\n", shape, differ, n);
@@ -587,58 +666,93 @@ static int verify(const char *shape, pid_t pid, const uint64_t *addrs, size_t n,
 	}
 	res->vmas_hit = st.vmas;
 	free(text);
-	answers__free(ours, n);
+	answers__free(lines, n);
+	answers__free(syms, n);
 	answers__free(theirs, n);
 	return ret;
+}
+
+/* One timed run of @m; @warm[lines] are the handles of a batch before. */
+static int run_timed(enum timed m, pid_t pid, const uint64_t *addrs, size_t n,
+		     struct addrres_elf *warm[2])
+{
+	enum addrres_procmaps_method auto_ = ADDRRES_PROCMAPS_METHOD_AUTO;
+	size_t len;
+	char *text;
+	int ret;
+
+	switch (m) {
+	case T_IOCTL:
+	case T_TEXT:
+	case T_AUTO:
+		return lib__symbolize(pid, lib_methods[m].method, false, addrs, n, NULL, NULL, NULL);
+	case T_AUTO_NEXT:
+		return lib__symbolize(pid, auto_, false, addrs, n, warm[0], NULL, NULL);
+	case T_LINES:
+		return lib__symbolize(pid, auto_, true, addrs, n, NULL, NULL, NULL);
+	case T_LINES_NEXT:
+		return lib__symbolize(pid, auto_, true, addrs, n, warm[1], NULL, NULL);
+	default:
+		ret = addr2line__run(pid, addrs, n, &text, &len);
+		free(text);
+		return ret;
+	}
 }
 
 static int measure_shape(const char *shape, pid_t pid, const uint64_t *addrs, size_t n,
 			 const struct opts *o, struct shape_result *res)
 {
-	/* Per run: each library method, then warm auto, then eu-addr2line. */
-	enum { WARM = NR_LIB_METHODS, EU, NR_TIMED };
-	struct addrres_elf *warm = NULL;
-	double *t[NR_TIMED];
-	size_t len;
-	char *text;
+	struct addrres_elf *warm[2] = { NULL, NULL };
+	double *t[NR_TIMED] = { NULL };
+	struct bench_rng rng = { 3 };
+	char err[256] = "";
 	int ret = 0;
 
-	for (size_t m = 0; m < NR_TIMED; m++) {
+	for (size_t m = 0; !ret && m < NR_TIMED; m++) {
 		t[m] = calloc(o->runs, sizeof(double));
-		if (!t[m])
-			return -ENOMEM;
+		ret = t[m] ? 0 : -ENOMEM;
 	}
-	ret = verify(shape, pid, addrs, n, res);
-	/* The warm handle has read the files once, untimed. */
 	if (!ret)
-		ret = addrres_elf__open(NULL, &warm);
-	if (!ret)
-		ret = lib__symbolize(pid, ADDRRES_PROCMAPS_METHOD_AUTO, addrs, n, warm, NULL, NULL);
-	/* Methods take turns, run after run. */
+		ret = verify(shape, pid, addrs, n, res);
+	/* The handles of the next batches have read the files once, untimed. */
+	for (int lines = 0; !ret && lines < 2; lines++) {
+		ret = lib__open_elf(lines, &warm[lines], err, sizeof(err));
+		if (!ret)
+			ret = lib__symbolize(pid, ADDRRES_PROCMAPS_METHOD_AUTO, lines, addrs, n,
+					     warm[lines], NULL, NULL);
+	}
+	/*
+	 * Methods take turns, run after run, in an order shuffled anew for
+	 * each run: the one after eu-addr2line finds the caches full of
+	 * another process's work, which must not always be the same one.
+	 */
 	for (int r = 0; !ret && r < o->runs; r++) {
-		for (size_t m = 0; !ret && m < NR_TIMED; m++) {
+		enum timed order[NR_TIMED];
+
+		for (size_t k = 0; k < NR_TIMED; k++)
+			order[k] = k;
+		for (size_t k = NR_TIMED - 1; k > 0; k--) {
+			size_t j = bench_rng__below(&rng, k + 1);
+			enum timed tmp = order[k];
+
+			order[k] = order[j];
+			order[j] = tmp;
+		}
+		for (size_t k = 0; !ret && k < NR_TIMED; k++) {
+			enum timed m = order[k];
 			uint64_t t0 = bench_now_ns();
 
-			if (m < NR_LIB_METHODS) {
-				ret = lib__symbolize(pid, lib_methods[m].method, addrs, n, NULL, NULL,
-						     NULL);
-			} else if (m == WARM) {
-				ret = lib__symbolize(pid, ADDRRES_PROCMAPS_METHOD_AUTO, addrs, n, warm,
-						     NULL, NULL);
-			} else {
-				ret = addr2line__run(pid, addrs, n, &text, &len);
-				free(text);
-			}
+			ret = run_timed(m, pid, addrs, n, warm);
 			t[m][r] = (bench_now_ns() - t0) / 1e6;
 		}
 	}
-	addrres_elf__free(warm);
-	for (size_t m = 0; m < NR_LIB_METHODS; m++)
-		res->lib_ms[m] = bench_median(t[m], o->runs);
-	res->warm_ms = bench_median(t[WARM], o->runs);
-	res->eu_ms = bench_median(t[EU], o->runs);
-	for (size_t m = 0; m < NR_TIMED; m++)
+	for (size_t m = 0; m < NR_TIMED; m++) {
+		if (!ret)
+			res->ms[m] = bench_median(t[m], o->runs);
 		free(t[m]);
+	}
+	addrres_elf__free(warm[0]);
+	addrres_elf__free(warm[1]);
 	return ret;
 }
 
@@ -656,34 +770,48 @@ static size_t count_distinct(const uint64_t *addrs, size_t n)
 	return d;
 }
 
+static double best_method(const struct shape_result *r)
+{
+	return r->ms[T_IOCTL] < r->ms[T_TEXT] ? r->ms[T_IOCTL] : r->ms[T_TEXT];
+}
+
 static void shape__print(const char *shape, const struct shape_result *r, size_t n)
 {
-	double best = r->lib_ms[0] < r->lib_ms[1] ? r->lib_ms[0] : r->lib_ms[1];
+	const double eu = r->ms[T_EU];
 
-	printf("%s: %zu addresses (%zu distinct) in %zu VMAs, %zu with a symbol; same answers as eu-addr2line\n",
-	       shape, n, r->distinct, r->vmas_hit, r->symbolized);
-	for (size_t m = 0; m < NR_LIB_METHODS; m++)
-		printf("  libaddrres %-5s %9.3f ms  (first batch: ELF files read)\n",
-		       lib_methods[m].name, r->lib_ms[m]);
-	printf("  libaddrres auto  %9.3f ms  (next batch: ELF files open)\n", r->warm_ms);
-	printf("  eu-addr2line     %9.3f ms: %.1fx auto's first batch, %.1fx its next\n", r->eu_ms,
-	       r->eu_ms / r->lib_ms[2], r->eu_ms / r->warm_ms);
-	printf("  auto / best of ioctl and text: %.2f\n", r->lib_ms[2] / best);
+	printf("%s: %zu addresses (%zu distinct) in %zu VMAs, %zu with a symbol, %zu with a source line;\n"
+	       "  same symbols, offsets and lines as eu-addr2line\n",
+	       shape, n, r->distinct, r->vmas_hit, r->symbolized, r->with_src);
+	printf("  %-22s %12s %12s\n", "", "first batch", "next batch");
+	for (size_t m = 0; m < T_AUTO; m++)
+		printf("  libaddrres %-11s %9.3f ms\n", lib_methods[m].name, r->ms[m]);
+	printf("  %-22s %9.3f ms %9.3f ms  (%.1fx, %.1fx faster than eu-addr2line)\n",
+	       "libaddrres auto", r->ms[T_AUTO], r->ms[T_AUTO_NEXT], eu / r->ms[T_AUTO],
+	       eu / r->ms[T_AUTO_NEXT]);
+	printf("  %-22s %9.3f ms %9.3f ms  (%.1fx, %.1fx)\n", "  and source lines",
+	       r->ms[T_LINES], r->ms[T_LINES_NEXT], eu / r->ms[T_LINES], eu / r->ms[T_LINES_NEXT]);
+	printf("  %-22s %9.3f ms  (always symbols and lines)\n", "eu-addr2line --pid", eu);
+	printf("  auto / best of ioctl and text: %.2f\n", r->ms[T_AUTO] / best_method(r));
 }
 
 static void shape__print_keys(const char *shape, const struct shape_result *r)
 {
-	double best = r->lib_ms[0] < r->lib_ms[1] ? r->lib_ms[0] : r->lib_ms[1];
+	const double eu = r->ms[T_EU];
 
 	for (size_t m = 0; m < NR_LIB_METHODS; m++)
-		printf("%s_%s_ms: %.3f\n", shape, lib_methods[m].name, r->lib_ms[m]);
-	printf("%s_auto_warm_ms: %.3f\n", shape, r->warm_ms);
-	printf("%s_eu_addr2line_ms: %.3f\n", shape, r->eu_ms);
-	printf("%s_speedup_first: %.1f\n", shape, r->eu_ms / r->lib_ms[2]);
-	printf("%s_speedup_next: %.1f\n", shape, r->eu_ms / r->warm_ms);
-	printf("%s_auto_vs_best: %.2f\n", shape, r->lib_ms[2] / best);
+		printf("%s_%s_ms: %.3f\n", shape, lib_methods[m].name, r->ms[m]);
+	printf("%s_auto_warm_ms: %.3f\n", shape, r->ms[T_AUTO_NEXT]);
+	printf("%s_lines_ms: %.3f\n", shape, r->ms[T_LINES]);
+	printf("%s_lines_warm_ms: %.3f\n", shape, r->ms[T_LINES_NEXT]);
+	printf("%s_eu_addr2line_ms: %.3f\n", shape, eu);
+	printf("%s_speedup_first: %.1f\n", shape, eu / r->ms[T_AUTO]);
+	printf("%s_speedup_next: %.1f\n", shape, eu / r->ms[T_AUTO_NEXT]);
+	printf("%s_lines_speedup_first: %.1f\n", shape, eu / r->ms[T_LINES]);
+	printf("%s_lines_speedup_next: %.1f\n", shape, eu / r->ms[T_LINES_NEXT]);
+	printf("%s_auto_vs_best: %.2f\n", shape, r->ms[T_AUTO] / best_method(r));
 	printf("%s_vmas_hit: %zu\n", shape, r->vmas_hit);
 	printf("%s_symbolized: %zu\n", shape, r->symbolized);
+	printf("%s_with_lines: %zu\n", shape, r->with_src);
 }
 
 /* 0, EXIT_SKIPPED with the reason printed, or -1 after a message. */

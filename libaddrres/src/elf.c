@@ -53,7 +53,15 @@ struct elf_load {
 	uint64_t offset, filesz, memsz, vaddr;
 };
 
-/* What the library reads of a file itself, before libdwfl does. */
+/*
+ * A section that takes memory (SHF_ALLOC): at [start, end], end included
+ * as libdwfl's dwfl_module_address_section() includes it.
+ */
+struct elf_alloc_scn {
+	uint64_t start, end;
+};
+
+/* What the library reads of a file itself, from the ELF libdwfl opened. */
 struct elf_facts {
 	struct elf_load *loads;
 	size_t nr_loads;
@@ -62,6 +70,13 @@ struct elf_facts {
 	bool has_symtab;	/* a .symtab of its own */
 	bool has_debugdata;	/* a .gnu_debugdata section */
 	bool relocatable;	/* ET_DYN: a PIE, a shared library, the vdso */
+	/*
+	 * The SHF_ALLOC sections by address, no two starting together, none
+	 * overlapping; NULL where they are not so (libdwfl is asked, see
+	 * section_of()).
+	 */
+	struct elf_alloc_scn *scns;
+	size_t nr_scns;
 };
 
 /* A symbol as dwfl_module_addrinfo() weighs it (see "the symbol index"). */
@@ -107,6 +122,8 @@ struct elf_file {
 	uint64_t bias;		/* module address - file address: 0, checked */
 	struct elf_facts facts;
 	struct sym_index index;
+	/* The last relative source name made absolute, and what it made. */
+	const char *rel_src, *abs_src;
 };
 
 struct addrres_elf {
@@ -117,6 +134,7 @@ struct addrres_elf {
 	struct libaddrres_arena arena;	/* the maps' keys */
 	struct libaddrres_strmap files;	/* file key -> struct elf_file */
 	struct libaddrres_strmap inodes;	/* inode key -> the last one of it */
+	struct libaddrres_strmap srcs;	/* source paths made absolute, interned */
 	struct addrres_elf_sym *syms;	/* the results of the last resolve */
 	size_t syms_cap;
 };
@@ -245,45 +263,69 @@ static struct elf_file *file_cached(struct addrres_elf *e, uint64_t dev, uint64_
 static void facts_free(struct elf_facts *f)
 {
 	free(f->loads);
-	f->loads = NULL;
+	free(f->scns);
+	memset(f, 0, sizeof(*f));
+}
+
+static int cmp_alloc_scn(const void *a, const void *b)
+{
+	const struct elf_alloc_scn *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
 }
 
 /*
- * The segments, build ID and tables of the file @fd, with libelf (not
- * consumed).  0; -ENOEXEC (*@why says why) or -ENOMEM.
+ * Keep f->scns only if libdwfl's search in them has one answer (see
+ * section_of()): no two start at one address, none overlaps another.
  */
-static int facts_read(int fd, struct elf_facts *f, const char **why)
+static void scns_check(struct elf_facts *f)
 {
-	size_t phnum, shstrndx;
+	bool exact = f->scns != NULL;
+
+	if (exact)
+		qsort(f->scns, f->nr_scns, sizeof(*f->scns), cmp_alloc_scn);
+	for (size_t i = 0; exact && i < f->nr_scns; i++) {
+		exact = i + 1 == f->nr_scns ||
+			(f->scns[i].start < f->scns[i + 1].start &&
+			 f->scns[i].end <= f->scns[i + 1].start);
+	}
+	if (!exact) {
+		free(f->scns);
+		f->scns = NULL;
+		f->nr_scns = 0;
+	}
+}
+
+/*
+ * The segments, build ID, tables and sections of @elf (libdwfl's, or an
+ * image in memory), read with libelf.  0; -ENOEXEC (*@why says why) or
+ * -ENOMEM.
+ */
+static int facts_read(Elf *elf, struct elf_facts *f, const char **why)
+{
+	size_t phnum, shnum, shstrndx;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr ehdr;
-	Elf *elf;
-	int err = 0;
 
 	memset(f, 0, sizeof(*f));
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
 		*why = "not an ELF file";
-		err = -ENOEXEC;
-		goto out;
+		return -ENOEXEC;
 	}
 	/* What a process maps: no object file, no core file. */
 	f->relocatable = ehdr.e_type == ET_DYN;
 	if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) {
 		*why = "not an ELF executable or shared library";
-		err = -ENOEXEC;
-		goto out;
+		return -ENOEXEC;
 	}
 	if (elf_getphdrnum(elf, &phnum)) {
 		*why = "unreadable ELF program headers";
-		err = -ENOEXEC;
-		goto out;
+		return -ENOEXEC;
 	}
 	f->loads = calloc(phnum ? phnum : 1, sizeof(*f->loads));
 	if (!f->loads) {
 		*why = "out of memory";
-		err = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
@@ -297,8 +339,10 @@ static int facts_read(int fd, struct elf_facts *f, const char **why)
 	}
 	f->build_id_size = libaddrres_elf_build_id(elf, f->build_id);
 	/* No section headers (a file stripped of them): no .symtab either. */
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		goto out;
+	if (elf_getshdrstrndx(elf, &shstrndx) || elf_getshdrnum(elf, &shnum))
+		return 0;
+	/* Without room for them, libdwfl is asked which section is where. */
+	f->scns = calloc(shnum ? shnum : 1, sizeof(*f->scns));
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
@@ -310,13 +354,14 @@ static int facts_read(int fd, struct elf_facts *f, const char **why)
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (name && !strcmp(name, ".gnu_debugdata"))
 			f->has_debugdata = true;
+		if (f->scns && (sh.sh_flags & SHF_ALLOC) && f->nr_scns < shnum) {
+			f->scns[f->nr_scns++] = (struct elf_alloc_scn){
+				.start = sh.sh_addr, .end = sh.sh_addr + sh.sh_size,
+			};
+		}
 	}
-out:
-	if (elf)
-		elf_end(elf);
-	if (err)
-		facts_free(f);
-	return err;
+	scns_check(f);
+	return 0;
 }
 
 static const char *base_name(const char *path)
@@ -326,26 +371,54 @@ static const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+static void index_free(struct sym_index *ix);
+
+static void file_free(struct elf_file *f)
+{
+	if (f->dwfl)
+		dwfl_end(f->dwfl);
+	facts_free(&f->facts);
+	index_free(&f->index);
+	free(f);
+}
+
 /*
- * A new file of the cache from @fd (consumed, also on failure), with the
- * @facts read of it (taken over), under the file key @fk and, if @ik is
- * not NULL, the inode key @ik.  @name is what libdwfl calls it, and the
- * path of its search by .gnu_debuglink.
+ * Why libdwfl could not report the file @fd (not consumed) named @name:
+ * -ENOEXEC with what the file is, or -ENOMEM.  Only on that failure is the
+ * file opened a second time.
  */
-static int file_add(struct addrres_elf *e, int fd, const char *name, struct elf_facts *facts,
-		    const struct key *fk, const struct key *ik, struct elf_file **filep)
+static int report_failed(struct addrres_elf *e, int fd, const char *name)
+{
+	const char *dwfl_why = dwfl_errmsg(-1), *why = NULL;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	struct elf_facts facts;
+	int err;
+
+	err = facts_read(elf, &facts, &why);
+	if (elf)
+		elf_end(elf);
+	facts_free(&facts);
+	if (err)
+		return libaddrres_err(&e->eb, err, "%s: %s", name, why);
+	return libaddrres_err(&e->eb, -ENOEXEC, "%s: libdwfl: %s", name, dwfl_why);
+}
+
+/*
+ * A file read from @fd (consumed, also on failure): libdwfl's module of it
+ * and, from the ELF libdwfl opened (read once), its facts.  @name is what
+ * libdwfl calls it, and the path of its search by .gnu_debuglink.
+ */
+static int file_new(struct addrres_elf *e, int fd, const char *name, struct elf_file **filep)
 {
 	struct elf_file *f = calloc(1, sizeof(*f));
+	const char *why = NULL;
 	Dwarf_Addr bias;
 	int err;
 
 	if (!f) {
 		close(fd);
-		facts_free(facts);
 		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
 	}
-	f->facts = *facts;
-	memset(facts, 0, sizeof(*facts));
 	f->dwfl = dwfl_begin(&e->callbacks);
 	if (!f->dwfl) {
 		close(fd);
@@ -355,8 +428,8 @@ static int file_add(struct addrres_elf *e, int fd, const char *name, struct elf_
 	dwfl_report_begin(f->dwfl);
 	f->mod = dwfl_report_elf(f->dwfl, base_name(name), name, fd, 0, true);
 	if (!f->mod) {
+		err = report_failed(e, fd, name);
 		close(fd);	/* consumed on success only */
-		err = libaddrres_err(&e->eb, -ENOEXEC, "%s: libdwfl: %s", name, dwfl_errmsg(-1));
 		goto fail;
 	}
 	if (dwfl_report_end(f->dwfl, NULL, NULL)) {
@@ -369,24 +442,39 @@ static int file_add(struct addrres_elf *e, int fd, const char *name, struct elf_
 		goto fail;
 	}
 	f->bias = bias;
-	/* The files map first: it owns the file, the inodes map only points. */
-	err = map_set(e, &e->files, fk, f);
+	err = facts_read(f->elf, &f->facts, &why);
 	if (err) {
-		err = libaddrres_err(&e->eb, err, "%s: out of memory", name);
+		err = libaddrres_err(&e->eb, err, "%s: %s", name, why);
 		goto fail;
-	}
-	if (ik && map_set(e, &e->inodes, ik, f)) {
-		/* Owned by the files map now: it is freed with the handle. */
-		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
 	}
 	*filep = f;
 	return 0;
 fail:
-	if (f->dwfl)
-		dwfl_end(f->dwfl);
-	facts_free(&f->facts);
-	free(f);
+	file_free(f);
 	return err;
+}
+
+/*
+ * Into the cache: @f under the file key @fk, or the file already there
+ * (@f freed); the inode key @ik, if not NULL, then maps to it too.
+ */
+static int file_keep(struct addrres_elf *e, struct elf_file *f, const char *name,
+		     const struct key *fk, const struct key *ik, struct elf_file **filep)
+{
+	struct elf_file *had = map_get(&e->files, fk);
+
+	if (had) {
+		file_free(f);
+		f = had;
+	} else if (map_set(e, &e->files, fk, f)) {
+		file_free(f);
+		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	}
+	/* The files map owns it now: it is freed with the handle. */
+	*filep = f;
+	if (ik && map_set(e, &e->inodes, ik, f))
+		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	return 0;
 }
 
 /*
@@ -398,37 +486,24 @@ fail:
 static int file_get(struct addrres_elf *e, int fd, const char *name, uint64_t dev, uint64_t ino,
 		    const unsigned char *want, size_t want_size, struct elf_file **filep)
 {
-	struct elf_facts facts;
 	struct elf_file *f;
-	const char *why = NULL;
 	struct key fk, ik;
 	int err;
 
-	err = facts_read(fd, &facts, &why);
-	if (err) {
-		close(fd);
-		return libaddrres_err(&e->eb, err, "%s: %s", name, why);
-	}
-	if (want_size && !same_id(&facts, want, want_size)) {
-		close(fd);
-		facts_free(&facts);
-		return libaddrres_err(&e->eb, -ESTALE, "%s: %s (replaced since it was mapped?)", name,
-				      facts.build_id_size ? "its build ID is not the one given" :
-							    "it has no build ID, and one was given");
+	err = file_new(e, fd, name, &f);
+	if (err)
+		return err;
+	if (want_size && !same_id(&f->facts, want, want_size)) {
+		err = libaddrres_err(&e->eb, -ESTALE, "%s: %s (replaced since it was mapped?)", name,
+				     f->facts.build_id_size ? "its build ID is not the one given" :
+							      "it has no build ID, and one was given");
+		file_free(f);
+		return err;
 	}
 	key_inode(&fk, 'f', dev, ino);
-	key_add(&fk, facts.build_id, facts.build_id_size);
+	key_add(&fk, f->facts.build_id, f->facts.build_id_size);
 	key_inode(&ik, 'i', dev, ino);
-	f = map_get(&e->files, &fk);
-	if (f) {
-		close(fd);
-		facts_free(&facts);
-		*filep = f;
-		if (map_set(e, &e->inodes, &ik, f))
-			return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
-		return 0;
-	}
-	return file_add(e, fd, name, &facts, &fk, &ik, filep);
+	return file_keep(e, f, name, &fk, &ik, filep);
 }
 
 /* ---- the vdso ---- */
@@ -518,15 +593,46 @@ static int vdso_get(struct addrres_elf *e, int pid, const struct addrres_vma *vm
 		    struct elf_file **filep)
 {
 	struct elf_facts facts;
+	struct elf_file *f;
 	const char *why = NULL;
 	char ebuf[128], *image = NULL;
 	size_t size = 0, done = 0;
 	struct key fk;
+	Elf *elf;
 	int fd, err;
 
 	err = vdso_read(e, pid, vma, &image, &size);
 	if (err)
 		return err;
+	/* Its build ID first: libdwfl reads only a vdso not seen before. */
+	elf = elf_memory(image, size);
+	err = facts_read(elf, &facts, &why);
+	if (elf)
+		elf_end(elf);
+	if (err) {
+		free(image);
+		return libaddrres_err(&e->eb, err, "[vdso]: %s", why);
+	}
+	/*
+	 * Every process of one ABI has the same vdso: its build ID says
+	 * which; without one, its bytes do.
+	 */
+	key_init(&fk, 'v');
+	if (facts.build_id_size) {
+		key_add(&fk, facts.build_id, facts.build_id_size);
+	} else {
+		uint64_t hash = libaddrres_hash(image, size), sz = size;
+
+		key_add(&fk, &sz, sizeof(sz));
+		key_add(&fk, &hash, sizeof(hash));
+	}
+	facts_free(&facts);
+	*filep = map_get(&e->files, &fk);
+	if (*filep) {
+		free(image);
+		return 0;
+	}
+	/* libdwfl reads files: the image goes into one. */
 	fd = memfd_create("addrres vdso", MFD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -548,33 +654,11 @@ static int vdso_get(struct addrres_elf *e, int pid, const struct addrres_vma *vm
 		}
 		done += (size_t)put;
 	}
-	err = facts_read(fd, &facts, &why);
-	if (err) {
-		close(fd);
-		free(image);
-		return libaddrres_err(&e->eb, err, "[vdso]: %s", why);
-	}
-	/*
-	 * Every process of one ABI has the same vdso: its build ID says
-	 * which; without one, its bytes do.
-	 */
-	key_init(&fk, 'v');
-	if (facts.build_id_size) {
-		key_add(&fk, facts.build_id, facts.build_id_size);
-	} else {
-		uint64_t hash = libaddrres_hash(image, size), sz = size;
-
-		key_add(&fk, &sz, sizeof(sz));
-		key_add(&fk, &hash, sizeof(hash));
-	}
 	free(image);
-	*filep = map_get(&e->files, &fk);
-	if (*filep) {
-		close(fd);
-		facts_free(&facts);
-		return 0;
-	}
-	return file_add(e, fd, "[vdso]", &facts, &fk, NULL, filep);
+	err = file_new(e, fd, "[vdso]", &f);
+	if (err)
+		return err;
+	return file_keep(e, f, "[vdso]", &fk, NULL, filep);
 }
 
 /* ---- resolving ---- */
@@ -859,18 +943,65 @@ static bool range_label_at(const struct sym_range *r, size_t upto, uint64_t addr
 }
 
 /*
+ * Which of @f's sections dwfl_module_address_section() finds module
+ * address @addr in: its position in f->facts.scns, -1 if none (elfutils'
+ * libdwfl/derelocate.c, find_section(): a binary search in the sections
+ * sorted by address, where a section holds its end too unless the next
+ * one starts there).  With no two starting at one address and none
+ * overlapping, as scns_check() made sure, at most two sections hold an
+ * address, the second starting there, and every path of that search
+ * ends on it: this one's answer.
+ */
+static long section_of(const struct elf_file *f, uint64_t addr)
+{
+	const struct elf_facts *fa = &f->facts;
+	size_t lo = 0, hi = fa->nr_scns;
+
+	addr -= f->bias;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < fa->scns[mid].start) {
+			hi = mid;
+		} else if (addr > fa->scns[mid].end) {
+			lo = mid + 1;
+		} else {
+			if (addr == fa->scns[mid].end && mid + 1 < fa->nr_scns &&
+			    addr == fa->scns[mid + 1].start)
+				mid++;
+			return (long)mid;
+		}
+	}
+	return -1;
+}
+
+/*
  * Whether libdwfl finds module addresses @label and @addr in the same
- * section: 1 or 0; -1 if it cannot say.  dwfl_module_address_section()
- * is NULL for an address in no section, and also where it found the
- * module wanting (no symbol table or DWARF for a reason other than
- * there being none); a label is in a section but for the odd
- * end-of-section marker past a gap, so NULL for it means the latter.
+ * section (dwfl_module_addrinfo() compares what
+ * dwfl_module_address_section() gives for both): 1 or 0; -1 if it
+ * cannot say.  That is NULL for an address in no section, and NULL is
+ * NULL's section; a label is in a section but for the odd end-of-section
+ * marker past a gap, so such a label means asking libdwfl.
+ *
+ * From the file's own section table where it has one answer: libdwfl's
+ * call loads the module's DWARF first (derelocate.c, check_module()), the
+ * better part of a file's first lookup when no line is asked for.  Where
+ * that DWARF is broken, libdwfl finds no section for either address and
+ * would take a label of any section; the table keeps to the address's.
  */
 static int same_section(const struct elf_file *f, uint64_t label, uint64_t addr)
 {
 	Dwarf_Addr a = label, b = addr, bias;
-	Elf_Scn *sa = dwfl_module_address_section(f->mod, &a, &bias), *sb;
+	Elf_Scn *sa, *sb;
+	long la;
 
+	if (f->facts.scns) {
+		la = section_of(f, label);
+		if (la >= 0)
+			return la == section_of(f, addr);
+		return -1;
+	}
+	sa = dwfl_module_address_section(f->mod, &a, &bias);
 	if (!sa)
 		return -1;
 	sb = dwfl_module_address_section(f->mod, &b, &bias);
@@ -979,8 +1110,38 @@ static const char *addrinfo(struct elf_file *f, uint64_t addr, uint64_t *off, ui
 	return name;
 }
 
+/*
+ * The source file of @line, named @src by its line table: made absolute
+ * with its compilation directory, as eu-addr2line prints it, if relative.
+ * Out of memory for that, @src.
+ */
+static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line *line,
+			    const char *src)
+{
+	const char *dir = src[0] != '/' ? dwfl_line_comp_dir(line) : NULL;
+	const char *abs;
+	char *path;
+	int len;
+
+	if (!dir || !*dir)
+		return src;
+	/* A line table names its files once: the pointer says which. */
+	if (src == f->rel_src)
+		return f->abs_src;
+	len = asprintf(&path, "%s/%s", dir, src);
+	if (len < 0)
+		return src;
+	abs = libaddrres_intern(&e->srcs, &e->arena, path, (size_t)len);
+	free(path);
+	if (!abs)
+		return src;
+	f->rel_src = src;
+	f->abs_src = abs;
+	return abs;
+}
+
 /* What file offset @off of @f holds, into @s; NULL if no segment holds it. */
-static const struct addrres_elf_sym *sym_at(const struct addrres_elf *e, struct elf_file *f,
+static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_file *f,
 					    uint64_t off, struct addrres_elf_sym *s)
 {
 	const struct elf_load *l = load_of(&f->facts, off);
@@ -1015,7 +1176,7 @@ static const struct addrres_elf_sym *sym_at(const struct addrres_elf *e, struct 
 		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
 
 		if (src) {
-			s->src_file = src;
+			s->src_file = src_path(e, f, line, src);
 			s->line = lineno > 0 ? (unsigned int)lineno : 0;
 			s->column = col > 0 ? (unsigned int)col : 0;
 		}
@@ -1050,7 +1211,7 @@ static int syms_reserve(struct addrres_elf *e, size_t n, const char *name)
  * index + 1) looks each up once and copies it to its repeats.  Short of
  * memory for the table, each is looked up where it is.
  */
-static void resolve_file(const struct addrres_elf *e, struct elf_file *f,
+static void resolve_file(struct addrres_elf *e, struct elf_file *f,
 			 const uint64_t *vals, uint64_t adj, size_t n,
 			 const struct addrres_elf_sym **syms, struct addrres_elf_sym *store)
 {
@@ -1118,6 +1279,11 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 	e->callbacks.find_elf = find_no_elf;
 	e->callbacks.find_debuginfo = find_debuginfo;
 	e->callbacks.debuginfo_path = &e->debug_dirs;
+	/*
+	 * Only for an object file, which libdwfl lays out before
+	 * facts_read() refuses it: without one, libdwfl calls NULL.
+	 */
+	e->callbacks.section_address = dwfl_offline_section_address;
 	/* Idempotent; libelf refuses to work before it. */
 	elf_version(EV_CURRENT);
 	*ep = e;
@@ -1133,13 +1299,11 @@ void addrres_elf__free(struct addrres_elf *e)
 
 		if (!e->files.ents[i].key)
 			continue;
-		dwfl_end(f->dwfl);
-		facts_free(&f->facts);
-		index_free(&f->index);
-		free(f);
+		file_free(f);
 	}
 	libaddrres_strmap_free(&e->files);
 	libaddrres_strmap_free(&e->inodes);
+	libaddrres_strmap_free(&e->srcs);
 	libaddrres_arena_free(&e->arena);
 	free(e->syms);
 	free(e->debug_dirs);
