@@ -84,12 +84,14 @@ demo: kernel
 	@$(H)/run-vm.sh script $(H)/guest-demo.sh
 
 # On a kernel without the debugging options: KASAN and lockdep would
-# measure themselves.  Last, libaddrres against eu-addr2line, on the host.
+# measure themselves.  Then PROCMAP_QUERY on ours and on the upstream
+# reference, in turns; last, libaddrres against eu-addr2line, on the host.
 bench: deps
 	@$(S)/make-tree.sh --lenient
 	@KERNEL_FLAVOR=bench $(S)/build-kernel.sh
 	@KERNEL_FLAVOR=bench $(S)/build-tools.sh
 	@KERNEL_FLAVOR=bench $(H)/run-vm.sh script bench/guest-bench.sh
+	@bench/upstream-bench.sh
 	@bench/host-bench.sh
 
 lint: deps
