@@ -84,12 +84,14 @@ demo: kernel
 	@$(H)/run-vm.sh script $(H)/guest-demo.sh
 
 # On a kernel without the debugging options: KASAN and lockdep would
-# measure themselves.  Last, libaddrres against eu-addr2line, on the host.
+# measure themselves.  Then PROCMAP_QUERY on ours and on the upstream
+# reference, in turns; last, libaddrres against eu-addr2line, on the host.
 bench: deps
 	@$(S)/make-tree.sh --lenient
 	@KERNEL_FLAVOR=bench $(S)/build-kernel.sh
 	@KERNEL_FLAVOR=bench $(S)/build-tools.sh
 	@KERNEL_FLAVOR=bench $(H)/run-vm.sh script bench/guest-bench.sh
+	@bench/upstream-bench.sh
 	@bench/host-bench.sh
 
 lint: deps
@@ -107,4 +109,5 @@ check-series: deps
 clean:
 	rm -rf build/results build/harness build/host-test build/lint \
 		$(foreach a,$(basename $(notdir $(wildcard config/arch/*.conf))),\
-			build/$(a)/vm build/$(a)/vm.ktap build/$(a)/kselftest build/$(a)/bin)
+			build/$(a)/vm build/$(a)/vm-bench build/$(a)/vm-upstream build/$(a)/vm.ktap \
+			build/$(a)/kselftest build/$(a)/bin) build/upstream-bench

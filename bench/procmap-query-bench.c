@@ -1196,6 +1196,8 @@ struct results {
 	size_t ioctl_queries;
 	double ioctl_queries_us;	/* the queries alone, on a set kept open */
 	double auto_us;
+	/* open() and close() alone, of the maps file and of two others */
+	double open_maps_us, open_status_us, open_null_us;
 	size_t auto_queries;
 	size_t auto_text_lines;
 	enum addrres_procmaps_method auto_method;	/* what answered */
@@ -1220,6 +1222,9 @@ enum method {
 	M_IOCTL,
 	M_AUTO,
 	M_IOCTL_KEPT_OPEN,	/* M_IOCTL's resolve on a set opened once */
+	M_OPEN_MAPS,		/* what a run pays around its queries: */
+	M_OPEN_STATUS,		/* open() and close() of the maps file, */
+	M_OPEN_NULL,		/* of another proc file, of /dev/null */
 	M_FILE_IOCTL,		/* measurement 2: addresses in file VMAs */
 	M_FILE_IOCTL_BUILD_ID,
 	NR_METHODS,
@@ -1514,6 +1519,16 @@ static double bench__query_ns(const struct results *r)
  */
 #define RUNS_PER_BLOCK	10
 
+/* open() and close() of @path: 0 or a negative errno. */
+static int open_close(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	return close(fd) ? -errno : 0;
+}
+
 /* One timed run of @m into *@ns. */
 static int bench__time_run(struct bench *b, enum method m, double *ns)
 {
@@ -1537,6 +1552,15 @@ static int bench__time_run(struct bench *b, enum method m, double *ns)
 		break;
 	case M_IOCTL_KEPT_OPEN:
 		err = addrres_procmaps__resolve(b->kept_open, addrs, n, b->run_vmas);
+		break;
+	case M_OPEN_MAPS:
+		err = open_close(MAPS_PATH);
+		break;
+	case M_OPEN_STATUS:
+		err = open_close("/proc/self/status");
+		break;
+	case M_OPEN_NULL:
+		err = open_close("/dev/null");
 		break;
 	case M_FILE_IOCTL:
 		err = bench__lib_run(b, ADDRRES_PROCMAPS_METHOD_IOCTL, false,
@@ -1581,8 +1605,11 @@ static double bench__median_us(struct bench *b, enum method m)
 static int bench__compare(struct bench *b)
 {
 	static const enum method with_ioctl[] = { M_TEXT, M_TEXT_STDIO, M_IOCTL,
-						  M_AUTO, M_IOCTL_KEPT_OPEN };
-	static const enum method without_ioctl[] = { M_TEXT, M_TEXT_STDIO, M_AUTO };
+						  M_AUTO, M_IOCTL_KEPT_OPEN, M_OPEN_MAPS,
+						  M_OPEN_STATUS, M_OPEN_NULL };
+	static const enum method without_ioctl[] = { M_TEXT, M_TEXT_STDIO, M_AUTO,
+						     M_OPEN_MAPS, M_OPEN_STATUS,
+						     M_OPEN_NULL };
 	const struct opts *o = &b->opts;
 	struct results *r = &b->res;
 	double n = (double)o->naddrs, best;
@@ -1608,6 +1635,9 @@ static int bench__compare(struct bench *b)
 	r->text_us = bench__median_us(b, M_TEXT);
 	r->text_stdio_us = bench__median_us(b, M_TEXT_STDIO);
 	r->auto_us = bench__median_us(b, M_AUTO);
+	r->open_maps_us = bench__median_us(b, M_OPEN_MAPS);
+	r->open_status_us = bench__median_us(b, M_OPEN_STATUS);
+	r->open_null_us = bench__median_us(b, M_OPEN_NULL);
 	if (r->ioctl_ok) {
 		r->ioctl_us = bench__median_us(b, M_IOCTL);
 		r->ioctl_queries_us = bench__median_us(b, M_IOCTL_KEPT_OPEN);
@@ -1634,6 +1664,8 @@ static int bench__compare(struct bench *b)
 	       r->auto_method == ADDRRES_PROCMAPS_METHOD_IOCTL ? "the ioctl" :
 	       !r->ioctl_ok ? "the text, the ioctl refused" :
 	       r->auto_queries ? "the ioctl, then the text" : "the text");
+	printf("  open() + close()    : %10.1f us the maps file, %.1f us /proc/self/status,"
+	       " %.1f us /dev/null\n", r->open_maps_us, r->open_status_us, r->open_null_us);
 	if (!r->ioctl_ok) {
 		printf("  auto / text         : %10.2fx\n", r->auto_us / best);
 		return 0;
@@ -2009,6 +2041,12 @@ static void results__print(const struct bench *b)
 	printf("auto_method: %s\n", method__name(r->auto_method));
 	/* against the faster of the two methods AUTO chooses between */
 	kv__double("auto_vs_best", r->auto_us / best, best > 0, 2);
+	kv__double("open_close_maps_us", r->open_maps_us, true, 2);
+	kv__double("open_close_status_us", r->open_status_us, true, 2);
+	kv__double("open_close_null_us", r->open_null_us, true, 2);
+	/* A run's cost besides its queries: open, the first query's set-up, close. */
+	kv__double("ioctl_overhead_us_per_run", r->ioctl_us - r->ioctl_queries_us,
+		   r->ioctl_ok, 1);
 	for (size_t i = 0; i < NR_SCALES; i++) {
 		const struct scale_result *s = &r->scale[i];
 		bool ok = r->ioctl_ok && s->target && !s->err;

@@ -2,7 +2,10 @@
 # Configure and build the kernel of ARCH from the tree, out of tree in $OBJ:
 # tinyconfig + the fragments of config/kernel/ (README there) + the
 # `config` files of the kselftests we run, merged with the tree's
-# merge_config.sh, then a check that every requested value made it.
+# merge_config.sh, then a check that every requested value made it.  The
+# upstream flavor (KERNEL_FLAVOR=upstream) builds the upstream reference
+# with the bench kernel's fragments, checking only the symbols its Kconfig
+# has (the series' own, such as KALLMODSYMS, are not there).
 #
 #   build-kernel.sh            configure (when a fragment changed) and build
 #   build-kernel.sh --config   only configure and check
@@ -14,7 +17,7 @@ set -euo pipefail
 for_flavor() {
 	case ${1##*/} in
 	debug.config) [ "$KERNEL_FLAVOR" = test ] ;;
-	bench.config) [ "$KERNEL_FLAVOR" = bench ] ;;
+	bench.config) [ "$KERNEL_FLAVOR" != test ] ;;
 	*) true ;;
 	esac
 }
@@ -34,13 +37,26 @@ if [ "$KERNEL_FLAVOR" = test ]; then
 	done
 fi
 mkdir -p "$OBJ"
+[ -f "$KERNEL_SRC/Makefile" ] ||
+	die "no kernel source at $KERNEL_SRC (the upstream reference: scripts/fetch-base.sh --upstream)"
 
 kernel_cc=$(kernel_cc)
+
+# The Kconfig symbols of the source, one CONFIG_NAME a line (sorted).
+kconfig_symbols() {
+	find "$KERNEL_SRC" -name 'Kconfig*' -type f -print0 |
+		xargs -0 sed -n 's/^[[:space:]]*\(menu\)\{0,1\}config[[:space:]]\{1,\}\([A-Za-z0-9_]\{1,\}\).*/CONFIG_\2/p' |
+		sort -u
+}
 
 # merge_config.sh only warns when a value it was asked for is dropped by
 # Kconfig (a missing dependency, a typo): fail here instead.
 check_config() {
-	local frag line sym want have n bad=0
+	local frag line sym want have n bad=0 known="" absent=()
+	if [ "$KERNEL_FLAVOR" = upstream ]; then
+		known=$OBJ/.kconfig-symbols
+		kconfig_symbols >"$known"
+	fi
 	for frag in "${fragments[@]}"; do
 		n=0
 		while IFS= read -r line || [ -n "$line" ]; do
@@ -56,6 +72,10 @@ check_config() {
 				bad=1
 				continue ;;
 			esac
+			if [ -n "$known" ] && ! grep -qxF "$sym" "$known"; then
+				absent+=("$sym")
+				continue
+			fi
 			have=$(grep -E "^$sym=" "$OBJ/.config" || true)
 			if [ "$have" != "$want" ]; then
 				printf '%s:%d: requested %s, final %s .config has %s\n' \
@@ -65,6 +85,7 @@ check_config() {
 		done <"$frag"
 	done
 	[ "$bad" = 0 ] || die "the $ARCH kernel config lacks values the fragments request (a dependency is missing, or a symbol is misspelt); see above"
+	[ ${#absent[@]} = 0 ] || info "not in $UPSTREAM_PACKAGE, left out: ${absent[*]}"
 }
 
 fragments_stamp() {
@@ -77,7 +98,7 @@ fragments_stamp() {
 configure() {
 	info "configuring $ARCH: tinyconfig + ${fragments[*]#"$TOP"/}"
 	kmake -s CC="$kernel_cc" tinyconfig >/dev/null
-	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${fragments[@]}" >"$OBJ/merge_config.log"
+	"$KERNEL_SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "${fragments[@]}" >"$OBJ/merge_config.log"
 	kmake -s CC="$kernel_cc" olddefconfig
 	check_config
 	# Remember what this .config was made from.

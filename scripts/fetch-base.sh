@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fetch the pinned base package, verify it, unpack it (no install) into the
-# cache.  Prints the path of the unpacked tree on stdout.
+# cache.  Prints the path of the unpacked tree on stdout.  With --upstream,
+# the same for the pinned upstream reference kernel of `make bench`
+# (config/upstream.conf) instead.
 #
 # apt is asked only for what it already knows: `apt-get update` runs only
 # when apt has no package lists for the package at all (a fresh machine),
@@ -8,6 +10,19 @@
 set -euo pipefail
 # shellcheck source=lib.sh disable=SC1091
 . "$(dirname "$0")/lib.sh"
+
+pin_conf=config/base.conf pin_var=BASE
+after_bump="run 'make tree FORCE=1' and fix any patch that no longer applies"
+case ${1:-} in
+"") ;;
+--upstream)
+	BASE_PACKAGE=$UPSTREAM_PACKAGE BASE_VERSION=$UPSTREAM_VERSION
+	BASE_SHA256=$UPSTREAM_SHA256 BASE_TARBALL=$UPSTREAM_TARBALL
+	BASE_TOPDIR=$UPSTREAM_TOPDIR
+	pin_conf=config/upstream.conf pin_var=UPSTREAM after_bump="run 'make bench'"
+	;;
+*) die "usage: fetch-base.sh [--upstream]" ;;
+esac
 
 deb_dir=$CACHE_DIR/debs
 src_dir=$CACHE_DIR/base/$BASE_PACKAGE-$BASE_VERSION
@@ -29,8 +44,8 @@ how_to_bump() {
 Versions of $BASE_PACKAGE that apt offers now:
 $(printf '%s\n' "$versions" | sed 's/^/  /')
 To move the pin: choose one, 'apt-get download $BASE_PACKAGE=<version>',
-put the version and its 'sha256sum' in config/base.conf, then run
-'make tree FORCE=1' and fix any patch that no longer applies.
+put the version and its 'sha256sum' in $pin_conf, then
+$after_bump.
 EOT
 }
 
@@ -39,8 +54,8 @@ verify_deb() {
 	sum=$(sha256sum <"$1") || die "cannot compute the sha256 of $1"
 	sum=${sum%% *}
 	[ "$sum" = "$BASE_SHA256" ] && return 0
-	printf 'error: %s has sha256 %s,\n       but config/base.conf pins %s.\n' \
-		"$1" "$sum" "$BASE_SHA256" >&2
+	printf 'error: %s has sha256 %s,\n       but %s pins %s.\n' \
+		"$1" "$sum" "$pin_conf" "$BASE_SHA256" >&2
 	return 1
 }
 
@@ -94,7 +109,7 @@ if ! dpkg-deb --fsys-tarfile "$deb" | tar -xO "$BASE_TARBALL" | xz -dT0 |
 error: cannot unpack $BASE_TARBALL from $deb
        (see the messages above); nothing was unpacked.  If the disk is full,
        make room in $CACHE_DIR and run this again.  Otherwise compare
-       BASE_TARBALL in config/base.conf with 'dpkg-deb -c $deb'; if that is
+       ${pin_var}_TARBALL in $pin_conf with 'dpkg-deb -c $deb'; if that is
        right, the .deb is damaged although its sha256 is the pinned one, so
        the pin is wrong too: delete the .deb and move the pin.
 EOT
@@ -102,7 +117,7 @@ EOT
 	exit 1
 fi
 [ -f "$src_dir.tmp/$BASE_TOPDIR/Makefile" ] ||
-	die "$BASE_TARBALL in $deb did not unpack to $BASE_TOPDIR/ (check BASE_TARBALL/BASE_TOPDIR in config/base.conf)"
+	die "$BASE_TARBALL in $deb did not unpack to $BASE_TOPDIR/ (check ${pin_var}_TARBALL/${pin_var}_TOPDIR in $pin_conf)"
 rm -rf "$src_dir"
 mv "$src_dir.tmp/$BASE_TOPDIR" "$src_dir"
 rmdir "$src_dir.tmp"

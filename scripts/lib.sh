@@ -9,6 +9,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/config/base.conf"
 # shellcheck source=../config/identity.conf
 . "$TOP/config/identity.conf"
+# shellcheck source=../config/upstream.conf
+. "$TOP/config/upstream.conf"
 
 # The architectures the harness knows: one description each in
 # config/arch/.  ARCH picks one (make ARCH=arm64 ...); commands that build
@@ -33,16 +35,27 @@ CACHE_DIR=${ADDRRES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/addrres}
 TREE=$BUILD_DIR/linux           # git repo: base commit + the series (all arches)
 ARCH_BUILD=$BUILD_DIR/$ARCH
 # The test kernel has the debugging of the debug.config fragments; the
-# bench kernel (make bench) leaves it out, so that figures are not KASAN's.
+# bench kernel (make bench) leaves it out, so that figures are not KASAN's;
+# the upstream kernel is the bench kernel's configuration on the pinned
+# upstream reference (config/upstream.conf), which `make bench` compares
+# ours with.  KERNEL_SRC is the source tree the flavor builds from.
 KERNEL_FLAVOR=${KERNEL_FLAVOR:-test}
+KERNEL_SRC=$TREE
 case $KERNEL_FLAVOR in
 test) OBJ=$ARCH_BUILD/obj ;;    # kernel object dir (O=)
 bench) OBJ=$ARCH_BUILD/obj-bench ;;
-*) printf 'error: KERNEL_FLAVOR is test or bench, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
+upstream)
+	OBJ=$ARCH_BUILD/obj-upstream
+	KERNEL_SRC=$CACHE_DIR/base/$UPSTREAM_PACKAGE-$UPSTREAM_VERSION
+	;;
+*) printf 'error: KERNEL_FLAVOR is test, bench or upstream, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
 esac
 KSFT_DIR=$ARCH_BUILD/kselftest  # installed kselftests the guest runs
 BIN_DIR=$ARCH_BUILD/bin         # the demo and benchmarks, built for ARCH
-VM_DIR=$ARCH_BUILD/vm           # console log and results of the last boot
+# Console log and results of the last boot of the flavor's kernel: the
+# tests' in vm/, a benchmark's apart (make bench may run during a check).
+VM_DIR=$ARCH_BUILD/vm
+[ "$KERNEL_FLAVOR" = test ] || VM_DIR=$ARCH_BUILD/vm-$KERNEL_FLAVOR
 RESULTS_DIR=$BUILD_DIR/results  # KTAP files summarised by `make check`
 PATCH_DIR=$TOP/patches
 SERIES=$PATCH_DIR/series
@@ -98,7 +111,7 @@ nproc_jobs() { nproc 2>/dev/null || echo 2; }
 
 # make in the kernel tree for ARCH, into OBJ: the one place that says how.
 kmake() {
-	make -C "$TREE" O="$OBJ" ARCH="$ARCH_KERNEL" CROSS_COMPILE="$ARCH_CROSS_COMPILE" \
+	make -C "$KERNEL_SRC" O="$OBJ" ARCH="$ARCH_KERNEL" CROSS_COMPILE="$ARCH_CROSS_COMPILE" \
 		LOCALVERSION="$LOCALVERSION" "$@"
 }
 

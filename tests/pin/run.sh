@@ -10,9 +10,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=../../scripts/ktap.sh disable=SC1091
 . "$here/scripts/ktap.sh"
-# BASE_PACKAGE, BASE_VERSION, BASE_TARBALL, BASE_TOPDIR of the real pin.
+# BASE_PACKAGE, BASE_VERSION, BASE_TARBALL, BASE_TOPDIR of the real pin,
+# UPSTREAM_PACKAGE and UPSTREAM_VERSION of the upstream reference's.
 # shellcheck source=../../config/base.conf disable=SC1091
 . "$here/config/base.conf"
+# shellcheck source=../../config/upstream.conf disable=SC1091
+. "$here/config/upstream.conf"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -47,13 +50,14 @@ plausible_mirror() { # dir
 	done
 }
 
-# Run the copy's fetch-base.sh against the stubs; its stdout, stderr and
-# exit status go to stdout$tag, stderr$tag and status$tag in the case's
-# directory.
-fetch() { # dir [tag]
+# Run the copy's fetch-base.sh (with the arguments after the tag) against
+# the stubs; its stdout, stderr and exit status go to stdout$tag,
+# stderr$tag and status$tag in the case's directory.
+fetch() { # dir [tag [argument...]]
 	local d=$1 tag=${2:-} rc=0
+	shift $(($# < 2 ? $# : 2))
 	PATH=$work/bin:$PATH PIN_APT=$d/apt ADDRRES_CACHE=$d/cache \
-		"$d/project/scripts/fetch-base.sh" \
+		"$d/project/scripts/fetch-base.sh" "$@" \
 		>"$d/stdout$tag" 2>"$d/stderr$tag" </dev/null || rc=$?
 	echo "$rc" >"$d/status$tag"
 }
@@ -120,7 +124,7 @@ build_deb "$work/truncated.deb" "$work/truncated.tar.xz"
 deb_name=${BASE_PACKAGE}_${BASE_VERSION}_all.deb
 unpacked_name=base/$BASE_PACKAGE-$BASE_VERSION
 
-ktap_plan 6
+ktap_plan 7
 
 # A case whose mirror serves DEB, pinned by its sha256, fetched once.
 fetch_pinned_deb() { # dir deb
@@ -212,3 +216,20 @@ expect "apt-get update did not run exactly once, before the download" \
 expect "the unpacked tree has not the package's Makefile" \
 	cmp -s "$d/cache/$unpacked_name/Makefile" "$work/src/$BASE_TOPDIR/Makefile"
 report "$d" "with no package lists at all, apt-get update runs once"
+
+# 7. The upstream reference's pin is checked the same way, and named.
+d=$work/upstream
+new_case "$d"
+sed -i 's/^UPSTREAM_SHA256=.*/UPSTREAM_SHA256=1111111111111111111111111111111111111111111111111111111111111111/' \
+	"$d/project/config/upstream.conf"
+: >"$d/apt/lists"
+mkdir -p "$d/cache/debs"
+echo "not a package" >"$d/cache/debs/${UPSTREAM_PACKAGE}_${UPSTREAM_VERSION}_all.deb"
+fetch "$d" "" --upstream
+need "$d/status" '^1$'
+need "$d/stderr" "pins 1{64}"
+need "$d/stderr" "config/upstream.conf"
+need "$d/stderr" "Versions of $UPSTREAM_PACKAGE that apt offers"
+never "$d/stderr" "config/base.conf"
+expect "the base was fetched instead" [ ! -e "$d/cache/$unpacked_name" ]
+report "$d" "--upstream checks the upstream reference's pin and names its file"

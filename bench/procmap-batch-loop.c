@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * procmap-batch-loop: the smallest batch a profiler resolves, N times in
+ * a row, for perf to sample (bench/upstream-profile.sh): libaddrres's
+ * ioctl method opening this process's maps file, resolving one address
+ * of its code, closing it.  With -k the maps file stays open and only
+ * the query repeats.  Prints the mean time of one.
+ *
+ *   procmap-batch-loop [-k] [N]     (N default 20000)
+ *
+ * Exit status: 0 success, 1 failure, 2 usage.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <addrres.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One address with the set @pm, or, if @pm is NULL, a set of its own. */
+static int resolve_one(struct addrres_procmaps *pm, uint64_t addr, char *err, size_t err_sz)
+{
+	ADDRRES_OPTS(addrres_procmaps_opts, opts, .method = ADDRRES_PROCMAPS_METHOD_IOCTL,
+		     .errbuf = err, .errbuf_sz = err_sz);
+	struct addrres_procmaps *own = NULL;
+	const struct addrres_vma *vma;
+	int ret = 0;
+
+	if (!pm) {
+		ret = addrres_procmaps__open(&opts, &own);
+		pm = own;
+	}
+	if (!ret)
+		ret = addrres_procmaps__resolve(pm, &addr, 1, &vma);
+	if (!ret && !vma)
+		ret = -ENOENT;
+	addrres_procmaps__free(own);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	ADDRRES_OPTS(addrres_procmaps_opts, opts, .method = ADDRRES_PROCMAPS_METHOD_IOCTL);
+	uint64_t addr = (uintptr_t)&resolve_one, t0;
+	struct addrres_procmaps *kept = NULL;
+	unsigned long n = 20000;
+	char err[256] = "", *end;
+	bool keep = false;
+	int c, ret = 0;
+
+	while ((c = getopt(argc, argv, "k")) != -1) {
+		if (c != 'k')
+			goto usage;
+		keep = true;
+	}
+	if (optind < argc) {
+		errno = 0;
+		n = strtoul(argv[optind], &end, 10);
+		if (errno || *end || !n || optind + 1 < argc)
+			goto usage;
+	}
+	if (keep)
+		ret = addrres_procmaps__open(&opts, &kept);
+	t0 = now_ns();
+	for (unsigned long i = 0; !ret && i < n; i++)
+		ret = resolve_one(kept, addr, err, sizeof(err));
+	if (!ret)
+		printf("%s: %lu in %.2f us each\n", keep ? "query on the open maps file" :
+		       "open, query, close", n, (double)(now_ns() - t0) / (double)n / 1e3);
+	addrres_procmaps__free(kept);
+	if (ret)
+		fprintf(stderr, "procmap-batch-loop: %s\n", err[0] ? err : strerror(-ret));
+	return ret ? 1 : 0;
+usage:
+	fprintf(stderr, "usage: procmap-batch-loop [-k] [N]\n");
+	return 2;
+}
