@@ -717,7 +717,9 @@ static int measure_shape(const char *shape, pid_t pid, const uint64_t *addrs, si
 	/* The handles of the next batches have read the files once, untimed. */
 	for (int lines = 0; !ret && lines < 2; lines++) {
 		ret = lib__open_elf(lines, &warm[lines], err, sizeof(err));
-		if (!ret)
+		if (ret)
+			fprintf(stderr, "libaddrres: %s\n", err[0] ? err : strerror(-ret));
+		else
 			ret = lib__symbolize(pid, ADDRRES_PROCMAPS_METHOD_AUTO, lines, addrs, n,
 					     warm[lines], NULL, NULL);
 	}

@@ -38,8 +38,8 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done
 
-ours=$(sed -n 's/^kernel: //p' "$out/bench.1.out" | head -n 1)
-theirs=$(sed -n 's/^kernel: //p' "$out/upstream.1.out" | head -n 1)
+ours=$(awk '$1 == "kernel:" { print $2; exit }' "$out/bench.1.out")
+theirs=$(awk '$1 == "kernel:" { print $2; exit }' "$out/upstream.1.out")
 echo "## PROCMAP_QUERY: ours ($ours) against upstream ($theirs), $ARCH, $rounds boots each"
 echo "(medians over every process of every boot; ratio below 1: ours is faster)"
 # Each file: "### SHAPE" opens a process's output, "KEY: NUMBER" lines

@@ -122,8 +122,11 @@ struct elf_file {
 	uint64_t bias;		/* module address - file address: 0, checked */
 	struct elf_facts facts;
 	struct sym_index index;
-	/* The last relative source name made absolute, and what it made. */
-	const char *rel_src, *abs_src;
+	/*
+	 * The last relative source name made absolute, the compilation
+	 * directory it was joined with, and what that made.
+	 */
+	const char *rel_src, *rel_dir, *abs_src;
 };
 
 struct addrres_elf {
@@ -1125,8 +1128,8 @@ static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line
 
 	if (!dir || !*dir)
 		return src;
-	/* A line table names its files once: the pointer says which. */
-	if (src == f->rel_src)
+	/* A line table names its files once: the pointers say which. */
+	if (src == f->rel_src && dir == f->rel_dir)
 		return f->abs_src;
 	len = asprintf(&path, "%s/%s", dir, src);
 	if (len < 0)
@@ -1136,6 +1139,7 @@ static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line
 	if (!abs)
 		return src;
 	f->rel_src = src;
+	f->rel_dir = dir;
 	f->abs_src = abs;
 	return abs;
 }
