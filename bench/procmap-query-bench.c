@@ -12,8 +12,12 @@
  * Three measurements, see README.md:
  *  1. resolve a sorted address set with each method, in this process
  *     (about 700 VMAs), after checking that all give identical answers;
+ *     the ioctl method's queries also as bare system calls, and probes of
+ *     the base kernel under them;
  *  2. extra cost of asking for build IDs;
- *  3. cost of one query at 100, 10,000 and 60,000 VMAs (forked children).
+ *  3. cost of one query at 100, 10,000 and 60,000 VMAs, anonymous and
+ *     named by a file (forked children), and of msync(), which takes the
+ *     same lock and finds the VMA the same way.
  *
  * Exit status: 0 success, 1 failure, 2 usage, 4 ioctl not supported (skip).
  */
@@ -31,13 +35,17 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include <addrres.h>
+/* The project's pinned copy of the UAPI: the host's headers may lack it. */
+#include "../libaddrres/src/procmap_query_uapi.h"
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA		0x53564d41
@@ -53,6 +61,10 @@
 #define ANON_NAME		"procmap-bench"
 #define RNG_SEED		0x70726f636d6170ull	/* fixed: same set each run */
 #define EXIT_SKIP		4
+/* System calls per timed run of a probe: one alone is below the clock's reach. */
+#define PROBE_CALLS		16
+/* A command no /proc/PID/maps knows: the ioctl path up to the file's handler. */
+#define UNKNOWN_MAPS_IOCTL	_IO('f', 0x7f)
 
 #define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -1177,9 +1189,12 @@ static int verify__build_ids(const struct answers *a, size_t n,
 struct scale_result {
 	int err;
 	long target;
+	bool ioctl;		/* PROCMAP_QUERY works: time the queries too */
+	bool named;		/* the VMAs map a file, so queries return a path */
 	long vmas;		/* VMAs the child really had */
 	double query_ns;
-	double read_us;		/* reading the whole maps text once */
+	double msync_ns;	/* the base's lock and VMA lookup, no query */
+	double read_us;		/* reading the whole maps text once (anonymous) */
 	double text_us;		/* the library's text method over all of it */
 };
 
@@ -1198,10 +1213,15 @@ struct results {
 	double auto_us;
 	/* open() and close() alone, of the maps file and of two others */
 	double open_maps_us, open_status_us, open_null_us;
+	/* M_IOCTL's queries as bare ioctl()s: with open() + close(), without */
+	size_t raw_queries;
+	double raw_batch_us, raw_queries_us;
+	double null_syscall_ns, unknown_ioctl_ns;	/* per call */
 	size_t auto_queries;
 	size_t auto_text_lines;
 	enum addrres_procmaps_method auto_method;	/* what answered */
 	struct scale_result scale[NR_SCALES];
+	struct scale_result named_scale[NR_SCALES];
 	bool bid_ok;
 	size_t bid_addrs;
 	size_t bid_queries;
@@ -1225,6 +1245,10 @@ enum method {
 	M_OPEN_MAPS,		/* what a run pays around its queries: */
 	M_OPEN_STATUS,		/* open() and close() of the maps file, */
 	M_OPEN_NULL,		/* of another proc file, of /dev/null */
+	M_RAW_BATCH,		/* M_IOCTL's queries as bare ioctl()s, with */
+	M_RAW_QUERIES,		/* open() + close() and on a file kept open */
+	M_NULL_SYSCALL,		/* probes of the base: PROBE_CALLS getppid()s, */
+	M_UNKNOWN_IOCTL,	/* ioctl()s the maps file refuses */
 	M_FILE_IOCTL,		/* measurement 2: addresses in file VMAs */
 	M_FILE_IOCTL_BUILD_ID,
 	NR_METHODS,
@@ -1241,6 +1265,10 @@ struct bench {
 	size_t nr_file_addrs;
 	const struct addrres_vma **run_vmas;	/* timed runs' answers, unread */
 	struct addrres_procmaps *kept_open;	/* M_IOCTL_KEPT_OPEN's set */
+	uint64_t *raw_addrs;	/* one address in each VMA M_IOCTL queries */
+	size_t nr_raw;
+	int raw_fd;		/* M_RAW_QUERIES's and M_UNKNOWN_IOCTL's maps file */
+	char raw_name[PATH_MAX];
 	double *times[NR_METHODS];
 	struct build_id self_id;
 	struct results res;
@@ -1337,7 +1365,8 @@ static int bench__setup(struct bench *b)
 	b->addrs = calloc(o->naddrs, sizeof(*b->addrs));
 	b->file_addrs = calloc(o->naddrs, sizeof(*b->file_addrs));
 	b->run_vmas = calloc(o->naddrs, sizeof(*b->run_vmas));
-	nomem = err || !b->addrs || !b->file_addrs || !b->run_vmas;
+	b->raw_addrs = calloc(o->naddrs, sizeof(*b->raw_addrs));
+	nomem = err || !b->addrs || !b->file_addrs || !b->run_vmas || !b->raw_addrs;
 	for (int m = 0; m < NR_METHODS; m++) {
 		b->times[m] = calloc(o->runs, sizeof(*b->times[m]));
 		nomem = nomem || !b->times[m];
@@ -1425,6 +1454,85 @@ static int verify__stats(const struct lib_batch *lb, size_t hit)
  * Check the methods against the layout and each other, untimed, and take
  * the library's counts.  Without PROCMAP_QUERY only ioctl_ok stays false.
  */
+/* ---- the ioctl method's queries without the library ------------------ */
+
+/*
+ * One address per VMA the ioctl method queried, in the batch's order: the
+ * first of the (sorted) addresses that VMA answered.  Bare ioctl()s of
+ * these are the kernel's part of a run of the method.
+ */
+static void raw__plan(struct bench *b, const struct lib_batch *ioctl)
+{
+	uint64_t last_start = 0;
+
+	b->nr_raw = 0;
+	for (size_t i = 0; i < b->opts.naddrs; i++) {
+		const struct addrres_vma *v = ioctl->vmas[i];
+
+		if (!v || (b->nr_raw && v->start == last_start))
+			continue;
+		b->raw_addrs[b->nr_raw++] = b->addrs[i];
+		last_start = v->start;
+	}
+	b->res.raw_queries = b->nr_raw;
+}
+
+/* The library's query, bare: covering or next VMA, a PATH_MAX name buffer. */
+static int raw__query(int fd, uint64_t addr, char *name)
+{
+	struct procmap_query q = {
+		.size = sizeof(q),
+		.query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA,
+		.query_addr = addr,
+		.vma_name_addr = (uintptr_t)name,
+		.vma_name_size = PATH_MAX,
+	};
+
+	if (ioctl(fd, PROCMAP_QUERY, &q))
+		return -errno;
+	return q.vma_start <= addr && addr < q.vma_end ? 0 : -EPROTO;
+}
+
+static int raw__queries(struct bench *b, int fd)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < b->nr_raw; i++)
+		err = raw__query(fd, b->raw_addrs[i], b->raw_name);
+	return err;
+}
+
+/* A run of the ioctl method as a program without the library would make it. */
+static int raw__batch(struct bench *b)
+{
+	int fd = open(MAPS_PATH, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = raw__queries(b, fd);
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+/* The system call path alone: getppid() does nothing else (glibc does not cache it). */
+static int probe__null_syscalls(void)
+{
+	for (int i = 0; i < PROBE_CALLS; i++)
+		syscall(SYS_getppid);
+	return 0;
+}
+
+/* The ioctl path up to the maps file's handler, which refuses the command. */
+static int probe__unknown_ioctls(int fd)
+{
+	for (int i = 0; i < PROBE_CALLS; i++) {
+		if (ioctl(fd, UNKNOWN_MAPS_IOCTL, NULL) != -1 || errno != ENOTTY)
+			return -EPROTO;
+	}
+	return 0;
+}
+
 static int bench__verify(struct bench *b)
 {
 	const uint64_t *addrs = b->addrs;
@@ -1479,6 +1587,7 @@ static int bench__verify(struct bench *b)
 		if (err)
 			goto out;
 		b->res.ioctl_queries = ioctl.stats.ioctl_queries;
+		raw__plan(b, &ioctl);
 	}
 
 	err = lib_batch__resolve(&autom, b, "auto", ADDRRES_PROCMAPS_METHOD_AUTO, false,
@@ -1562,6 +1671,18 @@ static int bench__time_run(struct bench *b, enum method m, double *ns)
 	case M_OPEN_NULL:
 		err = open_close("/dev/null");
 		break;
+	case M_RAW_BATCH:
+		err = raw__batch(b);
+		break;
+	case M_RAW_QUERIES:
+		err = raw__queries(b, b->raw_fd);
+		break;
+	case M_NULL_SYSCALL:
+		err = probe__null_syscalls();
+		break;
+	case M_UNKNOWN_IOCTL:
+		err = probe__unknown_ioctls(b->raw_fd);
+		break;
 	case M_FILE_IOCTL:
 		err = bench__lib_run(b, ADDRRES_PROCMAPS_METHOD_IOCTL, false,
 				     file_addrs, nf);
@@ -1606,7 +1727,9 @@ static int bench__compare(struct bench *b)
 {
 	static const enum method with_ioctl[] = { M_TEXT, M_TEXT_STDIO, M_IOCTL,
 						  M_AUTO, M_IOCTL_KEPT_OPEN, M_OPEN_MAPS,
-						  M_OPEN_STATUS, M_OPEN_NULL };
+						  M_OPEN_STATUS, M_OPEN_NULL, M_RAW_BATCH,
+						  M_RAW_QUERIES, M_NULL_SYSCALL,
+						  M_UNKNOWN_IOCTL };
 	static const enum method without_ioctl[] = { M_TEXT, M_TEXT_STDIO, M_AUTO,
 						     M_OPEN_MAPS, M_OPEN_STATUS,
 						     M_OPEN_NULL };
@@ -1621,10 +1744,16 @@ static int bench__compare(struct bench *b)
 			bench__lib_opts(b, ADDRRES_PROCMAPS_METHOD_IOCTL, false);
 
 		err = addrres_procmaps__open(&opts, &b->kept_open);
+		b->raw_fd = open(MAPS_PATH, O_RDONLY | O_CLOEXEC);
+		if (!err && b->raw_fd < 0)
+			err = -errno;
 		if (!err)
 			err = bench__time_methods(b, with_ioctl, ARRAY_LEN(with_ioctl));
 		addrres_procmaps__free(b->kept_open);
 		b->kept_open = NULL;
+		if (b->raw_fd >= 0)
+			close(b->raw_fd);
+		b->raw_fd = -1;
 	} else {
 		err = bench__time_methods(b, without_ioctl, ARRAY_LEN(without_ioctl));
 	}
@@ -1641,6 +1770,10 @@ static int bench__compare(struct bench *b)
 	if (r->ioctl_ok) {
 		r->ioctl_us = bench__median_us(b, M_IOCTL);
 		r->ioctl_queries_us = bench__median_us(b, M_IOCTL_KEPT_OPEN);
+		r->raw_batch_us = bench__median_us(b, M_RAW_BATCH);
+		r->raw_queries_us = bench__median_us(b, M_RAW_QUERIES);
+		r->null_syscall_ns = bench__median_us(b, M_NULL_SYSCALL) * 1e3 / PROBE_CALLS;
+		r->unknown_ioctl_ns = bench__median_us(b, M_UNKNOWN_IOCTL) * 1e3 / PROBE_CALLS;
 	}
 	best = r->ioctl_ok && r->ioctl_us < r->text_us ? r->ioctl_us : r->text_us;
 
@@ -1672,6 +1805,11 @@ static int bench__compare(struct bench *b)
 	}
 	printf("  the ioctl's resolve alone, on a set kept open: %.1f us/run\n",
 	       r->ioctl_queries_us);
+	printf("  its %zu queries as bare ioctl()s: %.1f us/run with open() + close(),"
+	       " %.1f us on a file kept open\n", r->raw_queries, r->raw_batch_us,
+	       r->raw_queries_us);
+	printf("  the base under them: a system call %.1f ns (getppid), an ioctl the"
+	       " maps file refuses %.1f ns\n", r->null_syscall_ns, r->unknown_ioctl_ns);
 	printf("  text / ioctl        : %10.1fx\n", r->text_us / r->ioctl_us);
 	printf("  stdio / ioctl       : %10.1fx\n", r->text_stdio_us / r->ioctl_us);
 	printf("  auto / best of both : %10.2fx\n", r->auto_us / best);
@@ -1788,7 +1926,8 @@ static int scale__time_text(const struct opts *o, double *ns)
  * scale__time_queries() would time something else.  It also makes the
  * set allocate what later resolves reuse.
  */
-static int scale__check_one_query(struct addrres_procmaps *pm, uint64_t addr)
+static int scale__check_one_query(struct addrres_procmaps *pm, uint64_t addr,
+				  const char *name)
 {
 	struct addrres_procmaps_stats stats = { .sz = sizeof(stats) };
 	const struct addrres_vma *vma;
@@ -1799,7 +1938,10 @@ static int scale__check_one_query(struct addrres_procmaps *pm, uint64_t addr)
 		err = addrres_procmaps__stats(pm, &stats);
 	if (err)
 		return err;
-	return stats.ioctl_queries == 1 && vma ? 0 : -EPROTO;
+	if (stats.ioctl_queries != 1 || !vma)
+		return -EPROTO;
+	/* a name when the VMAs map a file, and the file's */
+	return !strcmp(vma->name ? vma->name : "", name) ? 0 : -EPROTO;
 }
 
 /*
@@ -1829,11 +1971,74 @@ static int scale__time_queries(struct addrres_procmaps *pm, const uint64_t *addr
 }
 
 /*
- * In the child: one-page VMAs (alternating r--/rw- by mprotect) until
- * the process has @target VMAs, then time queries, a full maps read and
- * the library's text method over the whole file.
+ * Rounds of msync(page, 0) at the pages of @addrs: nothing to write back,
+ * so the system call, mmap_lock and the VMA lookup a query also pays,
+ * none of the query's own work: the base's share of a query.
  */
-static int scale__measure(const struct opts *o, struct scale_result *out)
+static int scale__time_msync(const uint64_t *addrs, size_t n, unsigned int rounds,
+			     double *per_round)
+{
+	uint64_t page_mask = ~((uint64_t)page_size - 1);
+
+	for (unsigned int r = 0; r < rounds; r++) {
+		uint64_t t0 = now_ns();
+
+		for (size_t i = 0; i < n; i++) {
+			if (msync((void *)(uintptr_t)(addrs[i] & page_mask),
+				  (size_t)page_size, 0))
+				return -errno;
+		}
+		per_round[r] = (double)(now_ns() - t0) / (double)n;
+	}
+	return 0;
+}
+
+/*
+ * The scaling's VMAs over @want pages at @region: one mapping, anonymous
+ * or, if @named, of a sparse file created in @dir (its path into @name,
+ * the file unlinked by the caller), split into one-page VMAs by making
+ * every other page writable.
+ */
+static int scale__map(char *region, size_t want, bool named, const char *dir,
+		      char *name)
+{
+	int fd = -1, flags = MAP_FIXED | MAP_PRIVATE | MAP_NORESERVE;
+	size_t len = want * (size_t)page_size;
+	int n, err = 0;
+
+	name[0] = '\0';
+	if (named) {
+		n = snprintf(name, PATH_MAX, "%s/scale-data", dir);
+		if (n < 0 || n >= PATH_MAX)
+			return -ENAMETOOLONG;
+		fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			name[0] = '\0';
+			return -errno;
+		}
+		if (ftruncate(fd, (off_t)len))
+			err = -errno;
+	}
+	if (!err && mmap(region, len, PROT_READ, flags | (named ? 0 : MAP_ANONYMOUS),
+			 fd, 0) == MAP_FAILED)
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 1; !err && i < want; i += 2) {
+		if (mprotect(region + i * (size_t)page_size, (size_t)page_size,
+			     PROT_READ | PROT_WRITE))
+			err = -errno;
+	}
+	return err;
+}
+
+/*
+ * In the child: one-page VMAs (alternating r--/rw- by mprotect) until
+ * the process has @target VMAs, then time queries, msync() on the same
+ * pages and, for anonymous VMAs, a full maps read and the library's text
+ * method over the whole file.
+ */
+static int scale__measure(const struct opts *o, const char *dir, struct scale_result *out)
 {
 	struct rng rng = { RNG_SEED };
 	size_t n = o->scale_queries;
@@ -1842,7 +2047,7 @@ static int scale__measure(const struct opts *o, struct scale_result *out)
 	ADDRRES_OPTS(addrres_procmaps_opts, opts, .method = ADDRRES_PROCMAPS_METHOD_IOCTL);
 	struct addrres_procmaps *pm = NULL;
 	size_t want, pages = 0;
-	char *base = MAP_FAILED, *region;
+	char *base = MAP_FAILED, *region, name[PATH_MAX] = "";
 	long existing;
 	int err = -ENOMEM;
 
@@ -1862,35 +2067,35 @@ static int scale__measure(const struct opts *o, struct scale_result *out)
 		goto out;
 	}
 	region = base + page_size;
-	if (mmap(region, want * (size_t)page_size, PROT_READ,
-		 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		 -1, 0) == MAP_FAILED) {
-		err = -errno;
+	err = scale__map(region, want, out->named, dir, name);
+	if (err)
 		goto out;
-	}
-	for (size_t i = 1; i < want; i += 2) {
-		if (mprotect(region + i * (size_t)page_size, (size_t)page_size,
-			     PROT_READ | PROT_WRITE)) {
-			err = -errno;
-			goto out;
-		}
-	}
 	for (size_t i = 0; i < n; i++)
 		addrs[i] = (uintptr_t)region +
 			   rng__below(&rng, want) * (uint64_t)page_size +
 			   rng__below(&rng, (uint64_t)page_size);
-	err = addrres_procmaps__open(&opts, &pm);
-	if (!err)
-		err = scale__check_one_query(pm, addrs[0]);
-	if (err)
-		goto out;
+	if (out->ioctl) {
+		err = addrres_procmaps__open(&opts, &pm);
+		if (!err)
+			err = scale__check_one_query(pm, addrs[0], name);
+		if (err)
+			goto out;
+	}
 	/* after the library's allocations, which may add a VMA */
 	out->vmas = maps__count_vmas();
 
-	err = scale__time_queries(pm, addrs, n, o->scale_rounds, times);
+	if (out->ioctl) {
+		err = scale__time_queries(pm, addrs, n, o->scale_rounds, times);
+		if (err)
+			goto out;
+		out->query_ns = median(times, o->scale_rounds);
+	}
+	err = scale__time_msync(addrs, n, o->scale_rounds, times);
 	if (err)
 		goto out;
-	out->query_ns = median(times, o->scale_rounds);
+	out->msync_ns = median(times, o->scale_rounds);
+	if (out->named)
+		goto out;
 	for (unsigned int r = 0; !err && r < o->scale_rounds; r++)
 		err = maps__time_full_read(&times[r]);
 	out->read_us = median(times, o->scale_rounds) / 1e3;
@@ -1901,13 +2106,15 @@ out:
 	addrres_procmaps__free(pm);
 	if (base != MAP_FAILED)
 		munmap(base, pages * (size_t)page_size);
+	if (name[0])
+		unlink(name);
 	free(addrs);
 	free(times);
 	return err;
 }
 
 /* A child per size: the layouts must not see each other. */
-static int scale__run(const struct opts *o, struct scale_result *out)
+static int scale__run(const struct opts *o, const char *dir, struct scale_result *out)
 {
 	struct scale_result r = *out;
 	ssize_t got;
@@ -1926,7 +2133,7 @@ static int scale__run(const struct opts *o, struct scale_result *out)
 	}
 	if (!pid) {
 		close(fds[0]);
-		r.err = scale__measure(o, &r);
+		r.err = scale__measure(o, dir, &r);
 		_exit(write_all(fds[1], &r, sizeof(r)) ? 1 : 0);
 	}
 	close(fds[1]);
@@ -1956,42 +2163,66 @@ static void scale__report_failure(const struct scale_result *s)
 	       s->target, strerror(-s->err), max);
 }
 
+/* One VMA count, anonymous or named: 0 or a negative errno (printed). */
+static int bench__scale_one(struct bench *b, struct scale_result *s)
+{
+	int err = scale__run(&b->opts, b->files.dir, s);
+
+	if (err) {
+		fprintf(stderr, "measuring %ld VMAs: child failed\n", s->target);
+		return err;
+	}
+	/* too many VMAs for this system: say so, go on */
+	if (s->err == -ENOMEM) {
+		scale__report_failure(s);
+		return 0;
+	}
+	if (s->err) {
+		fprintf(stderr, "%ld %s VMAs: %s\n", s->target,
+			s->named ? "named" : "anonymous",
+			s->err == -EPROTO ?
+			"a one-address resolve was not one query, or its VMA"
+			" does not cover the address or lacks the file's name" :
+			strerror(-s->err));
+		return s->err;
+	}
+	if (s->named)
+		printf("  %6ld VMAs: %8.1f ns/query, named   (msync(): %.1f ns)\n",
+		       s->vmas, s->query_ns, s->msync_ns);
+	else if (s->ioctl)
+		printf("  %6ld VMAs: %8.1f ns/query           (msync(): %.1f ns;"
+		       " reading all of maps: %.1f us; the text method over all of it:"
+		       " %.1f us)\n", s->vmas, s->query_ns, s->msync_ns, s->read_us,
+		       s->text_us);
+	else
+		printf("  %6ld VMAs: no query (no PROCMAP_QUERY)  (msync(): %.1f ns;"
+		       " reading all of maps: %.1f us; the text method over all of it:"
+		       " %.1f us)\n", s->vmas, s->msync_ns, s->read_us, s->text_us);
+	return 0;
+}
+
 static int bench__scale(struct bench *b)
 {
 	const struct opts *o = &b->opts;
+	int err = 0;
 
 	printf("\n[3] one query (a one-address resolve, libaddrres's ioctl method) at"
-	       " random addresses, median of %u rounds x %zu queries\n",
+	       " random addresses, median of %u rounds x %zu queries; one-page VMAs,"
+	       " anonymous (no name) and mapping a file (its path returned)\n",
 	       o->scale_rounds, o->scale_queries);
-	for (size_t i = 0; i < NR_SCALES; i++) {
-		struct scale_result *s = &b->res.scale[i];
-		int err;
+	for (size_t i = 0; !err && i < NR_SCALES; i++) {
+		bool ioctl = b->res.ioctl_ok;
 
-		*s = (struct scale_result){ .target = scale_targets[i] };
-		err = scale__run(o, s);
-		if (err) {
-			fprintf(stderr, "measuring %ld VMAs: child failed\n",
-				s->target);
-			return err;
-		}
-		/* too many VMAs for this system: say so, go on */
-		if (s->err == -ENOMEM) {
-			scale__report_failure(s);
-			continue;
-		}
-		if (s->err) {
-			fprintf(stderr, "%ld VMAs: %s\n", s->target,
-				s->err == -EPROTO ?
-				"a one-address resolve was not one query, or its VMA"
-				" does not cover the address" :
-				strerror(-s->err));
-			return s->err;
-		}
-		printf("  %6ld VMAs: %8.1f ns/query   (reading all of maps: %.1f us;"
-		       " the text method over all of it: %.1f us)\n", s->vmas,
-		       s->query_ns, s->read_us, s->text_us);
+		b->res.scale[i] = (struct scale_result){ .target = scale_targets[i],
+							 .ioctl = ioctl };
+		b->res.named_scale[i] = (struct scale_result){ .target = scale_targets[i],
+							       .ioctl = ioctl, .named = true };
+		err = bench__scale_one(b, &b->res.scale[i]);
+		/* named VMAs change only what a query returns */
+		if (!err && ioctl)
+			err = bench__scale_one(b, &b->res.named_scale[i]);
 	}
-	return 0;
+	return err;
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -2047,18 +2278,34 @@ static void results__print(const struct bench *b)
 	/* A run's cost besides its queries: open, the first query's set-up, close. */
 	kv__double("ioctl_overhead_us_per_run", r->ioctl_us - r->ioctl_queries_us,
 		   r->ioctl_ok, 1);
+	/* The kernel's part of the same: bare ioctl()s, and the base under them. */
+	kv__double("raw_queries_per_run", (double)r->raw_queries, r->ioctl_ok, 0);
+	kv__double("raw_batch_us_per_run", r->raw_batch_us, r->ioctl_ok, 1);
+	kv__double("raw_queries_us_per_run", r->raw_queries_us, r->ioctl_ok, 1);
+	kv__double("raw_overhead_us_per_run", r->raw_batch_us - r->raw_queries_us,
+		   r->ioctl_ok, 1);
+	kv__double("null_syscall_ns", r->null_syscall_ns, r->ioctl_ok, 1);
+	kv__double("unknown_ioctl_ns", r->unknown_ioctl_ns, r->ioctl_ok, 1);
 	for (size_t i = 0; i < NR_SCALES; i++) {
 		const struct scale_result *s = &r->scale[i];
-		bool ok = r->ioctl_ok && s->target && !s->err;
+		bool ran = s->target && !s->err, ok = r->ioctl_ok && ran;
 
 		snprintf(key, sizeof(key), "query_ns_%ld", scale_targets[i]);
 		kv__double(key, s->query_ns, ok, 1);
 		snprintf(key, sizeof(key), "query_vmas_%ld", scale_targets[i]);
 		kv__double(key, (double)s->vmas, ok, 0);
 		snprintf(key, sizeof(key), "maps_read_us_%ld", scale_targets[i]);
-		kv__double(key, s->read_us, ok, 1);
+		kv__double(key, s->read_us, ran, 1);
 		snprintf(key, sizeof(key), "maps_text_us_%ld", scale_targets[i]);
-		kv__double(key, s->text_us, ok, 1);
+		kv__double(key, s->text_us, ran, 1);
+		snprintf(key, sizeof(key), "msync_ns_%ld", scale_targets[i]);
+		kv__double(key, s->msync_ns, ran, 1);
+		s = &r->named_scale[i];
+		ok = r->ioctl_ok && s->target && !s->err;
+		snprintf(key, sizeof(key), "named_query_ns_%ld", scale_targets[i]);
+		kv__double(key, s->query_ns, ok, 1);
+		snprintf(key, sizeof(key), "named_msync_ns_%ld", scale_targets[i]);
+		kv__double(key, s->msync_ns, ok, 1);
 	}
 	kv__double("buildid_queries_per_run", (double)r->bid_queries, r->bid_ok, 0);
 	kv__double("buildid_plain_ns_per_query", r->bid_plain_ns, r->bid_ok, 1);
@@ -2079,6 +2326,7 @@ static void bench__free(struct bench *b)
 	free(b->addrs);
 	free(b->file_addrs);
 	free(b->run_vmas);
+	free(b->raw_addrs);
 	for (int m = 0; m < NR_METHODS; m++)
 		free(b->times[m]);
 	free(b);
@@ -2093,18 +2341,18 @@ static int bench__run(struct bench *b)
 		return 1;
 	if (bench__verify(b) || bench__compare(b))
 		return 1;
-	if (!b->res.ioctl_ok) {
-		results__print(b);
-		printf("PROCMAP_QUERY not supported by this kernel\n");
-		return EXIT_SKIP;
-	}
-	if (bench__build_id(b))
+	if (b->res.ioctl_ok && bench__build_id(b))
 		return 1;
 	/* the children must not inherit the layout of [1] */
 	layout__destroy(&b->layout);
+	/* the text's scaling also without the ioctl: a kernel to compare with */
 	if (bench__scale(b))
 		return 1;
 	results__print(b);
+	if (!b->res.ioctl_ok) {
+		printf("PROCMAP_QUERY not supported by this kernel\n");
+		return EXIT_SKIP;
+	}
 	return 0;
 }
 
@@ -2115,6 +2363,8 @@ int main(int argc, char **argv)
 
 	page_size = sysconf(_SC_PAGESIZE);
 	b = calloc(1, sizeof(*b));
+	if (b)
+		b->raw_fd = -1;
 	if (!b)
 		return 1;
 	file_set__init(&b->files);

@@ -3,9 +3,10 @@
 # tinyconfig + the fragments of config/kernel/ (README there) + the
 # `config` files of the kselftests we run, merged with the tree's
 # merge_config.sh, then a check that every requested value made it.  The
-# upstream flavor (KERNEL_FLAVOR=upstream) builds the upstream reference
-# with the bench kernel's fragments, checking only the symbols its Kconfig
-# has (the series' own, such as KALLMODSYMS, are not there).
+# upstream and base flavors (KERNEL_FLAVOR=upstream, base) build the
+# upstream reference and the pinned 6.1 without the series with the bench
+# kernel's fragments, checking only the symbols their Kconfig has (the
+# series' own, such as KALLMODSYMS, are not there).
 #
 #   build-kernel.sh            configure (when a fragment changed) and build
 #   build-kernel.sh --config   only configure and check
@@ -38,7 +39,7 @@ if [ "$KERNEL_FLAVOR" = test ]; then
 fi
 mkdir -p "$OBJ"
 [ -f "$KERNEL_SRC/Makefile" ] ||
-	die "no kernel source at $KERNEL_SRC (the upstream reference: scripts/fetch-base.sh --upstream)"
+	die "no kernel source at $KERNEL_SRC (the base: scripts/fetch-base.sh; the upstream reference: scripts/fetch-base.sh --upstream)"
 
 kernel_cc=$(kernel_cc)
 
@@ -53,7 +54,7 @@ kconfig_symbols() {
 # Kconfig (a missing dependency, a typo): fail here instead.
 check_config() {
 	local frag line sym want have n bad=0 known="" absent=()
-	if [ "$KERNEL_FLAVOR" = upstream ]; then
+	if [ "$KERNEL_SRC" != "$TREE" ]; then
 		known=$OBJ/.kconfig-symbols
 		kconfig_symbols >"$known"
 	fi
@@ -85,7 +86,7 @@ check_config() {
 		done <"$frag"
 	done
 	[ "$bad" = 0 ] || die "the $ARCH kernel config lacks values the fragments request (a dependency is missing, or a symbol is misspelt); see above"
-	[ ${#absent[@]} = 0 ] || info "not in $UPSTREAM_PACKAGE, left out: ${absent[*]}"
+	[ ${#absent[@]} = 0 ] || info "not in ${KERNEL_SRC##*/}, left out: ${absent[*]}"
 }
 
 fragments_stamp() {

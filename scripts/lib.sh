@@ -38,7 +38,10 @@ ARCH_BUILD=$BUILD_DIR/$ARCH
 # bench kernel (make bench) leaves it out, so that figures are not KASAN's;
 # the upstream kernel is the bench kernel's configuration on the pinned
 # upstream reference (config/upstream.conf), which `make bench` compares
-# ours with.  KERNEL_SRC is the source tree the flavor builds from.
+# ours with, and the base kernel the same on the pinned 6.1 without the
+# series (config/base.conf), which shows what the series costs the paths
+# it must not slow down.  KERNEL_SRC is the source tree the flavor builds
+# from.
 KERNEL_FLAVOR=${KERNEL_FLAVOR:-test}
 KERNEL_SRC=$TREE
 case $KERNEL_FLAVOR in
@@ -48,7 +51,11 @@ upstream)
 	OBJ=$ARCH_BUILD/obj-upstream
 	KERNEL_SRC=$CACHE_DIR/base/$UPSTREAM_PACKAGE-$UPSTREAM_VERSION
 	;;
-*) printf 'error: KERNEL_FLAVOR is test, bench or upstream, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
+base)
+	OBJ=$ARCH_BUILD/obj-base
+	KERNEL_SRC=$CACHE_DIR/base/$BASE_PACKAGE-$BASE_VERSION
+	;;
+*) printf 'error: KERNEL_FLAVOR is test, bench, upstream or base, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
 esac
 KSFT_DIR=$ARCH_BUILD/kselftest  # installed kselftests the guest runs
 BIN_DIR=$ARCH_BUILD/bin         # the demo and benchmarks, built for ARCH
