@@ -49,13 +49,14 @@ done
 
 release() { awk '$1 == "kernel:" { print $2; exit }' "$out/$1.1.out"; }
 
-# compare OTHER: the table of ours against the kernel of flavor OTHER,
-# its ratio keys into $out/$OTHER.keys.  Each file: "### SHAPE" opens a
+# compare OTHER [FIGURE...]: the table of ours against the kernel of
+# flavor OTHER but for FIGUREs, its ratio keys into $out/$OTHER.keys.  Each file: "### SHAPE" opens a
 # process's output, "KEY: NUMBER" lines are its figures.  Medians by
 # insertion sort: mawk has no asort().
 compare() {
 	local other=$1
-	awk -v figures="$figures" -v other="$other" -v keys="$out/$other.keys" '
+	shift
+	awk -v figures="$figures" -v other="$other" -v keys="$out/$other.keys" -v skip="$*" '
 	FNR == 1 { kernel = FILENAME ~ ("/" other "\\.[0-9]+\\.out$") ? "other" : "ours" }
 	/^### / { shape = $2 }
 	shape != "" && $1 ~ /:$/ && $2 ~ /^[0-9.]+$/ {
@@ -74,12 +75,14 @@ compare() {
 	}
 	END {
 		nf = split(figures, f)
+		ns = split(skip, sk)
+		for (i = 1; i <= ns; i++) skipped[sk[i]] = 1
 		printf "%-10s %-28s %12s %12s %14s\n", "shape", "figure", "ours", other, "ours/" other
 		for (s = 1; s <= nshapes; s++)
 			for (i = 1; i <= nf; i++) {
 				ko = "ours" SUBSEP shapes[s] SUBSEP f[i]
 				kt = "other" SUBSEP shapes[s] SUBSEP f[i]
-				if (!n[ko] || !n[kt]) continue
+				if (!n[ko] || !n[kt] || f[i] in skipped) continue
 				o = median(ko); t = median(kt)
 				printf "%-10s %-28s %12.1f %12.1f %14s\n", shapes[s], f[i], o, t,
 					(t > 0 ? sprintf("%.2f", o / t) : "-")
@@ -94,6 +97,7 @@ compare upstream
 echo
 echo "## The paths the series must not slow down: ours against $(release base) without the series"
 echo "(the same; that kernel has no PROCMAP_QUERY, so only what it measures too)"
-compare base
+# AUTO is the text there: not a figure of the text path.
+compare base auto_us_per_run
 echo "--- upstream-bench results ---"
 cat "$out/upstream.keys" "$out/base.keys"
