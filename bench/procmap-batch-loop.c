@@ -4,9 +4,10 @@
  * a row, for perf to sample (bench/upstream-profile.sh): libaddrres's
  * ioctl method opening this process's maps file, resolving one address
  * of its code, closing it.  With -k the maps file stays open and only
- * the query repeats.  Prints the mean time of one.
+ * the query repeats; with -a the address is in an anonymous mapping
+ * (no name to return) instead.  Prints the mean time of one.
  *
- *   procmap-batch-loop [-k] [N]     (N default 20000)
+ *   procmap-batch-loop [-k] [-a] [N]     (N default 20000)
  *
  * Exit status: 0 success, 1 failure, 2 usage.
  */
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include <addrres.h>
 
@@ -58,12 +60,27 @@ int main(int argc, char **argv)
 	unsigned long n = 20000;
 	char err[256] = "", *end;
 	bool keep = false;
+	void *anon;
 	int c, ret = 0;
 
-	while ((c = getopt(argc, argv, "k")) != -1) {
-		if (c != 'k')
+	while ((c = getopt(argc, argv, "ka")) != -1) {
+		switch (c) {
+		case 'k':
+			keep = true;
+			break;
+		case 'a':
+			/* one page of its own: a VMA that is not merged with the heap */
+			anon = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (anon == MAP_FAILED) {
+				perror("procmap-batch-loop: mmap");
+				return 1;
+			}
+			addr = (uintptr_t)anon;
+			break;
+		default:
 			goto usage;
-		keep = true;
+		}
 	}
 	if (optind < argc) {
 		errno = 0;
@@ -84,6 +101,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "procmap-batch-loop: %s\n", err[0] ? err : strerror(-ret));
 	return ret ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: procmap-batch-loop [-k] [N]\n");
+	fprintf(stderr, "usage: procmap-batch-loop [-k] [-a] [N]\n");
 	return 2;
 }
