@@ -22,6 +22,16 @@ perf_make_flags=(
 	NO_LIBBABELTRACE=1 NO_LIBZSTD=1 NO_LIBCAP=1 NO_JEVENTS=1
 )
 
+# every_case ok|fail|skip REASON: the same result for every case.
+every_case() {
+	local suite i
+	for suite in "${!cases[@]}"; do
+		for ((i = 1; i <= cases[$suite]; i++)); do
+			ktap_result "$1" "perf test: $suite $i" "$2"
+		done
+	done
+}
+
 total=0
 for suite in "${!cases[@]}"; do
 	total=$((total + cases[$suite]))
@@ -29,22 +39,14 @@ done
 ktap_plan "$total"
 
 if [ ! -d "$TREE/tools/perf" ]; then
-	for suite in "${!cases[@]}"; do
-		for ((i = 1; i <= cases[$suite]; i++)); do
-			ktap_result skip "perf test: $suite $i" "no tree at $TREE (make tree)"
-		done
-	done
+	every_case skip "no tree at $TREE (make tree)"
 	exit 0
 fi
 mkdir -p "$out"
 if ! log=$(nice make -s -C "$TREE/tools/perf" O="$out" "${perf_make_flags[@]}" \
 	-j"$(nproc_jobs)" 2>&1); then
 	printf '%s\n' "$log" | grep -E 'error|Error' | tail -n 20 | ktap_diag
-	for suite in "${!cases[@]}"; do
-		for ((i = 1; i <= cases[$suite]; i++)); do
-			ktap_result fail "perf test: $suite $i" "perf did not build"
-		done
-	done
+	every_case fail "perf did not build"
 	exit 0
 fi
 
