@@ -1214,7 +1214,6 @@ struct results {
 	/* open() and close() alone, of the maps file and of two others */
 	double open_maps_us, open_status_us, open_null_us;
 	/* M_IOCTL's queries as bare ioctl()s: with open() + close(), without */
-	size_t raw_queries;
 	double raw_batch_us, raw_queries_us;
 	double null_syscall_ns, unknown_ioctl_ns;	/* per call */
 	size_t auto_queries;
@@ -1450,10 +1449,6 @@ static int verify__stats(const struct lib_batch *lb, size_t hit)
 	return -EIO;
 }
 
-/*
- * Check the methods against the layout and each other, untimed, and take
- * the library's counts.  Without PROCMAP_QUERY only ioctl_ok stays false.
- */
 /* ---- the ioctl method's queries without the library ------------------ */
 
 /*
@@ -1474,7 +1469,6 @@ static void raw__plan(struct bench *b, const struct lib_batch *ioctl)
 		b->raw_addrs[b->nr_raw++] = b->addrs[i];
 		last_start = v->start;
 	}
-	b->res.raw_queries = b->nr_raw;
 }
 
 /* The library's query, bare: covering or next VMA, a PATH_MAX name buffer. */
@@ -1533,6 +1527,10 @@ static int probe__unknown_ioctls(int fd)
 	return 0;
 }
 
+/*
+ * Check the methods against the layout and each other, untimed, and take
+ * the library's counts.  Without PROCMAP_QUERY only ioctl_ok stays false.
+ */
 static int bench__verify(struct bench *b)
 {
 	const uint64_t *addrs = b->addrs;
@@ -1806,7 +1804,7 @@ static int bench__compare(struct bench *b)
 	printf("  the ioctl's resolve alone, on a set kept open: %.1f us/run\n",
 	       r->ioctl_queries_us);
 	printf("  its %zu queries as bare ioctl()s: %.1f us/run with open() + close(),"
-	       " %.1f us on a file kept open\n", r->raw_queries, r->raw_batch_us,
+	       " %.1f us on a file kept open\n", b->nr_raw, r->raw_batch_us,
 	       r->raw_queries_us);
 	printf("  the base under them: a system call %.1f ns (getppid), an ioctl the"
 	       " maps file refuses %.1f ns\n", r->null_syscall_ns, r->unknown_ioctl_ns);
@@ -2279,7 +2277,7 @@ static void results__print(const struct bench *b)
 	kv__double("ioctl_overhead_us_per_run", r->ioctl_us - r->ioctl_queries_us,
 		   r->ioctl_ok, 1);
 	/* The kernel's part of the same: bare ioctl()s, and the base under them. */
-	kv__double("raw_queries_per_run", (double)r->raw_queries, r->ioctl_ok, 0);
+	kv__double("raw_queries_per_run", (double)b->nr_raw, r->ioctl_ok, 0);
 	kv__double("raw_batch_us_per_run", r->raw_batch_us, r->ioctl_ok, 1);
 	kv__double("raw_queries_us_per_run", r->raw_queries_us, r->ioctl_ok, 1);
 	kv__double("raw_overhead_us_per_run", r->raw_batch_us - r->raw_queries_us,
@@ -2363,10 +2361,9 @@ int main(int argc, char **argv)
 
 	page_size = sysconf(_SC_PAGESIZE);
 	b = calloc(1, sizeof(*b));
-	if (b)
-		b->raw_fd = -1;
 	if (!b)
 		return 1;
+	b->raw_fd = -1;
 	file_set__init(&b->files);
 	if (opts__parse(&b->opts, argc, argv)) {
 		free(b);

@@ -4,9 +4,9 @@
 # bench/profile-guest.sh`): where the time of the smallest PROCMAP_QUERY
 # batch goes (procmap-batch-loop: open the maps file, one query, close),
 # and of the query alone on a maps file kept open, of a named VMA (its
-# code) and of an anonymous one.  perf samples the
-# loop's process (cpu-clock: TCG has no PMU) and prints its kernel
-# functions, by share of the samples, above 0.5%.
+# code) and of an anonymous one.  perf samples the loop's process
+# (cpu-clock: TCG has no PMU) and prints its kernel functions, by share
+# of the samples, above 0.5%.
 set -euo pipefail
 loop=$ADDRRES_BIN/procmap-batch-loop
 data=$TMPDIR/perf.data

@@ -35,6 +35,7 @@ named_query_ns_100 named_query_ns_10000 named_query_ns_60000
 named_msync_ns_100 named_msync_ns_10000 named_msync_ns_60000
 maps_read_us_100 maps_read_us_10000 maps_read_us_60000"
 
+"$TOP/scripts/fetch-base.sh" >/dev/null
 "$TOP/scripts/fetch-base.sh" --upstream >/dev/null
 KERNEL_FLAVOR=upstream "$TOP/scripts/build-kernel.sh"
 KERNEL_FLAVOR=base "$TOP/scripts/build-kernel.sh"
