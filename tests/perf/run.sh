@@ -1,29 +1,71 @@
 #!/usr/bin/env bash
-# perf's own tests of the series' tools/perf patches, on the host: builds
-# perf from the tree (build/linux) into $BUILD_DIR/perf, with only the
-# Debian build dependencies `make deps` installs and none of the optional
-# libraries, and runs the `perf test` suites the series adds, one KTAP
-# result per test case.  The tests need no privileges and no arm64
-# machine: "kcore maps" loads a kcore-like layout from a temporary root.
+# The series' tools/perf patches, on the host.  Builds two perfs with only
+# the Debian build dependencies `make deps` installs and none of the
+# optional libraries: the tree's (build/linux, into $BUILD_DIR/perf) and
+# 6.1.192's as Debian ships its source, with only the series' first perf
+# patch, which lists the kernel maps at -vv (into $BUILD_DIR/perf-6.1).
+#  - `perf test` suites the series adds, one KTAP result per test case
+#    ("kcore maps" loads a kcore-like layout from a temporary root);
+#  - for each arch, the kernel samples the test guest recorded with
+#    `perf record --kcore` and Debian's perf (tests/perf/guest.sh), resolved
+#    by Debian's perf in the guest, by 6.1.192's and by the tree's, each
+#    checked against the symbol /proc/kallsyms gives, with the kernel maps
+#    each perf built from the recording's kcore copy.
 # Prints KTAP.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 # shellcheck source=../../scripts/ktap.sh
 . "$TOP/scripts/ktap.sh"
 
-out=$BUILD_DIR/perf
+here=$TOP/tests/perf
+ours=$BUILD_DIR/perf
+old=$BUILD_DIR/perf-6.1
 # The suites, and the number of test cases each has.
-declare -A cases=(["kcore maps"]=2)
-# A perf without what the suites do not use, so that it builds with the
+declare -A cases=(["kcore maps"]=3)
+# Results per arch of the recorded samples (check_recording).
+per_arch=5
+# The arches whose guest ran: make check says which; alone, every arch.
+read -r -a arches <<<"${CHECK_ARCHES:-$(all_arches | tr '\n' ' ')}"
+# A perf without what the tests do not use, so that it builds with the
 # packages of scripts/deps.sh alone.
 perf_make_flags=(
 	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_GTK2=1 NO_LIBBPF=1 NO_BPF_SKEL=1 NO_JVMTI=1
 	NO_LIBUNWIND=1 NO_SLANG=1 NO_LIBAUDIT=1 NO_LIBCRYPTO=1 NO_LIBNUMA=1
 	NO_LIBBABELTRACE=1 NO_LIBZSTD=1 NO_LIBCAP=1 NO_JEVENTS=1
 )
+dump_subject="perf symbols: list the kernel maps built from kcore at -vv"
 
-# every_case ok|fail|skip REASON: the same result for every case.
-every_case() {
+# build_perf SRC OUT: perf from the kernel source SRC into OUT; on failure
+# prints the errors as KTAP diagnostics and returns 1.
+build_perf() {
+	local log
+	mkdir -p "$2"
+	if ! log=$(nice make -s -C "$1/tools/perf" O="$2" "${perf_make_flags[@]}" \
+		-j"$(nproc_jobs)" 2>&1); then
+		printf '%s\n' "$log" | grep -E 'error|Error' | tail -n 20 | ktap_diag
+		return 1
+	fi
+}
+
+# The source of 6.1.192's perf with the series' maps listing: the base
+# source hard-linked (patch replaces the files it changes, so the cache
+# stays pristine), made again when the patch changes.
+prepare_old_source() {
+	local base=$CACHE_DIR/base/$BASE_PACKAGE-$BASE_VERSION src=$old/src patch stamp
+	patch=$(grep -l "^Subject: \[PATCH\] $dump_subject" "$PATCH_DIR"/*.patch | head -n 1)
+	[ -n "$patch" ] || { ktap_diag "no patch \"$dump_subject\" in $PATCH_DIR"; return 1; }
+	[ -d "$base" ] || { ktap_diag "no base source at $base (make fetch)"; return 1; }
+	stamp=$(sha256sum "$patch" | cut -d' ' -f1)
+	[ "$(cat "$old/src.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+	rm -rf "$src" "$old/src.stamp"
+	mkdir -p "$old"
+	cp -al "$base" "$src"
+	patch -s -d "$src" -p1 <"$patch" || { ktap_diag "$patch does not apply to $base"; return 1; }
+	echo "$stamp" >"$old/src.stamp"
+}
+
+# every_suite_case ok|fail|skip REASON: one result for every perf test case.
+every_suite_case() {
 	local suite i
 	for suite in "${!cases[@]}"; do
 		for ((i = 1; i <= cases[$suite]; i++)); do
@@ -32,46 +74,165 @@ every_case() {
 	done
 }
 
-total=0
+# run_suites: the `perf test` suites of the tree's perf.
+run_suites() {
+	local suite num results i line name
+	# `perf test N` prints " N.I: CASE : Ok|Skip|FAILED!" for each case (by
+	# name it would run only the cases whose own name matches).
+	for suite in "${!cases[@]}"; do
+		num=$("$ours/perf" test list 2>&1 | sed -nE "s/^ *([0-9]+): $suite\$/\1/p")
+		results=""
+		if [ -n "$num" ]; then
+			results=$("$ours/perf" test "$num" 2>&1 || true)
+		fi
+		for ((i = 1; i <= cases[$suite]; i++)); do
+			line=$(printf '%s\n' "$results" | grep -E "^ *[0-9]+\.$i: " || true)
+			name="perf test: $suite: $(printf '%s' "$line" | sed -E 's/^ *[0-9]+\.[0-9]+: (.*[^ ]) *:.*$/\1/')"
+			case $line in
+			*": Ok") ktap_result ok "$name" ;;
+			*": Skip"*) ktap_result skip "$name" "perf test skipped it" ;;
+			"")
+				printf '%s\n' "$results" | tail -n 10 | ktap_diag
+				ktap_result fail "perf test: $suite $i" "no result in perf test's output"
+				;;
+			*)
+				"$ours/perf" test -v "$num" 2>&1 | tail -n 30 | ktap_diag
+				ktap_result fail "$name"
+				;;
+			esac
+		done
+	done
+}
+
+# resolved NAME KALLSYMS SCRIPT: one result, every kernel sample of SCRIPT
+# (perf script -F ip,sym,symoff,dso) as KALLSYMS has it.
+resolved() {
+	local counts samples right wrong unresolved
+	counts=$(gawk -f "$here/resolve.awk" "$2" "$3")
+	read -r samples right wrong unresolved <<<"$(head -n 1 <<<"$counts")"
+	ktap_diag "$1: $samples kernel samples: $right as /proc/kallsyms, $wrong to another symbol or offset, $unresolved not at all"
+	tail -n +2 <<<"$counts" | ktap_diag
+	if [ "$samples" -eq 0 ]; then
+		ktap_result fail "$1 resolves every kernel sample as /proc/kallsyms" "no kernel sample"
+	elif [ "$right" -ne "$samples" ]; then
+		ktap_result fail "$1 resolves every kernel sample as /proc/kallsyms" \
+			"$((samples - right)) of $samples not as /proc/kallsyms"
+	else
+		ktap_result ok "$1 resolves every kernel sample as /proc/kallsyms ($samples of $samples)"
+	fi
+}
+
+# maps_of PERF_STDERR: what kernel-maps.awk says of the maps listed in it,
+# against the segments of the text-poke recording's kcore copy.
+maps_of() {
+	gawk -f "$here/kernel-maps.awk" \
+		<(readelf -lW "$data/pokes.data/kcore_dir/kcore" | awk '$1 == "LOAD" { print $3, $6 }') \
+		"$1"
+}
+
+# poke_failures PERF_STDERR: the text pokes perf could not apply to its
+# view of the kernel text (perf script -v says so for each).
+poke_failures() {
+	grep -cE 'Failed to (find kernel text poke address map|write kernel text poke)' "$1" || true
+}
+
+# check_recording ARCH: the per_arch results for ARCH's recordings.
+check_recording() {
+	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm/results/perf-kcore
+	local name="perf --kcore ($1)" perf label bin n segs unmapped empty overlaps disagree
+	local maps counts pokes failed
+	local -A perfs=([old]=$old/perf [ours]=$ours/perf)
+	if [ ! -d "$data/samples.data" ] || [ ! -d "$data/pokes.data" ] || [ ! -s "$data/kallsyms" ]; then
+		for ((n = 0; n < per_arch; n++)); do
+			ktap_result fail "$name: recorded samples and text pokes" \
+				"the guest left no recordings in $data (see its guest-perf.ktap)"
+		done
+		return
+	fi
+	rm -rf "$out"
+	mkdir -p "$out"
+	resolved "$name: Debian's perf ($(cat "$data/perf-version")) in the guest" \
+		"$data/kallsyms" "$data/samples.data.script"
+	for perf in old ours; do
+		bin=${perfs[$perf]}
+		[ -x "$bin" ] || continue
+		"$bin" script -i "$data/samples.data" -F ip,sym,symoff,dso \
+			>"$out/$perf.samples" 2>"$out/$perf.samples-err" || rm -f "$out/$perf.samples"
+		"$bin" script -vv -i "$data/pokes.data" --show-text-poke-events \
+			>"$out/$perf.pokes" 2>"$out/$perf.pokes-err" || rm -f "$out/$perf.pokes"
+	done
+	for perf in old ours; do
+		[ "$perf" = old ] && label="6.1.192's perf" || label="the tree's perf"
+		if [ -f "$out/$perf.samples" ]; then
+			resolved "$name: $label" "$data/kallsyms" "$out/$perf.samples"
+		else
+			tail -n 5 "$out/$perf.samples-err" 2>/dev/null | ktap_diag
+			ktap_result fail "$name: $label resolves every kernel sample as /proc/kallsyms" \
+				"perf did not build or perf script failed"
+		fi
+	done
+
+	# The maps and the text pokes: the tree's perf must get both right;
+	# what Debian's and 6.1.192's perf do is shown beside it.
+	name="$name: the tree's perf"
+	if [ ! -f "$out/ours.pokes" ]; then
+		tail -n 5 "$out/ours.pokes-err" 2>/dev/null | ktap_diag
+		ktap_result fail "$name builds a map for each kcore segment" "perf script failed"
+		ktap_result fail "$name applies every text poke to its view" "perf script failed"
+		return
+	fi
+	if [ -f "$out/old.pokes" ]; then
+		maps=$(maps_of "$out/old.pokes-err")
+		read -r n segs unmapped empty overlaps disagree <<<"$(head -n 1 <<<"$maps")"
+		ktap_diag "6.1.192's perf: $n kernel maps for $segs kcore segments: $unmapped segments without a map, $empty empty maps, $overlaps overlapping pairs ($disagree at different offsets)"
+		tail -n +2 <<<"$maps" | ktap_diag
+	fi
+	maps=$(maps_of "$out/ours.pokes-err")
+	read -r n segs unmapped empty overlaps disagree <<<"$(head -n 1 <<<"$maps")"
+	counts="$n kernel maps for $segs kcore segments: $unmapped segments without a map, $empty empty maps, $overlaps overlapping pairs"
+	ktap_diag "the tree's perf: $counts"
+	tail -n +2 <<<"$maps" | ktap_diag
+	if [ "$n" -eq 0 ] || [ "$unmapped" -ne 0 ] || [ "$empty" -ne 0 ] || [ "$overlaps" -ne 0 ]; then
+		ktap_result fail "$name builds a map for each kcore segment" "$counts"
+	else
+		ktap_result ok "$name builds a map for each kcore segment, none empty or overlapping ($n maps, $segs segments)"
+	fi
+
+	pokes=$(grep -c 'PERF_RECORD_TEXT_POKE' "$out/ours.pokes" || true)
+	ktap_diag "text pokes not applied to perf's view: Debian's perf $(poke_failures "$data/pokes.data.script-err"), 6.1.192's $(poke_failures "$out/old.pokes-err"), the tree's $(poke_failures "$out/ours.pokes-err") of $pokes"
+	{ grep -E 'Failed to (find|write) kernel text poke' "$out/ours.pokes-err" || true; } | head -n 5 | ktap_diag
+	failed=$(poke_failures "$out/ours.pokes-err")
+	if [ "$pokes" -eq 0 ]; then
+		ktap_result fail "$name applies every text poke to its view" "no TEXT_POKE record shown"
+	elif [ "$failed" -ne 0 ]; then
+		ktap_result fail "$name applies every text poke to its view" "$failed of $pokes not applied"
+	else
+		ktap_result ok "$name applies every text poke to its view ($pokes)"
+	fi
+}
+
+total=$((per_arch * ${#arches[@]}))
 for suite in "${!cases[@]}"; do
 	total=$((total + cases[$suite]))
 done
 ktap_plan "$total"
 
 if [ ! -d "$TREE/tools/perf" ]; then
-	every_case skip "no tree at $TREE (make tree)"
-	exit 0
-fi
-mkdir -p "$out"
-if ! log=$(nice make -s -C "$TREE/tools/perf" O="$out" "${perf_make_flags[@]}" \
-	-j"$(nproc_jobs)" 2>&1); then
-	printf '%s\n' "$log" | grep -E 'error|Error' | tail -n 20 | ktap_diag
-	every_case fail "perf did not build"
-	exit 0
-fi
-
-# `perf test N` prints " N.I: CASE : Ok|Skip|FAILED!" for each case (by
-# name it would run only the cases whose own name matches).
-for suite in "${!cases[@]}"; do
-	num=$("$out/perf" test list 2>&1 | sed -nE "s/^ *([0-9]+): $suite\$/\1/p")
-	results=""
-	if [ -n "$num" ]; then
-		results=$("$out/perf" test "$num" 2>&1 || true)
-	fi
-	for ((i = 1; i <= cases[$suite]; i++)); do
-		line=$(printf '%s\n' "$results" | grep -E "^ *[0-9]+\.$i: " || true)
-		name="perf test: $suite: $(printf '%s' "$line" | sed -E 's/^ *[0-9]+\.[0-9]+: (.*[^ ]) *:.*$/\1/')"
-		case $line in
-		*": Ok") ktap_result ok "$name" ;;
-		*": Skip"*) ktap_result skip "$name" "perf test skipped it" ;;
-		"")
-			printf '%s\n' "$results" | tail -n 10 | ktap_diag
-			ktap_result fail "perf test: $suite $i" "no result in perf test's output"
-			;;
-		*)
-			"$out/perf" test -v "$num" 2>&1 | tail -n 30 | ktap_diag
-			ktap_result fail "$name"
-			;;
-		esac
+	every_suite_case skip "no tree at $TREE (make tree)"
+	for ((i = 0; i < per_arch * ${#arches[@]}; i++)); do
+		ktap_result skip "perf --kcore: recorded samples" "no tree at $TREE (make tree)"
 	done
+	exit 0
+fi
+if build_perf "$TREE" "$ours"; then
+	run_suites
+else
+	every_suite_case fail "perf did not build"
+fi
+if ! prepare_old_source || ! build_perf "$old/src" "$old"; then
+	ktap_diag "6.1.192's perf did not build"
+	rm -f "$old/perf"
+fi
+for arch in "${arches[@]}"; do
+	check_recording "$arch"
 done
