@@ -7,27 +7,7 @@
 # each problem: a segment whose first or last byte no map holds, an empty
 # map, a pair of overlapping maps, and whether the pair disagrees (turns an
 # address into different file offsets: START - PGOFF differ), which makes a
-# lookup's answer depend on which map it finds.
-
-function pad(hex) {
-	hex = tolower(hex)
-	sub(/^0x/, "", hex)
-	while (length(hex) < 16)
-		hex = "0" hex
-	return hex
-}
-
-function sub64(a, b) {
-	return (strtonum("0x" substr(a, 1, 8)) - strtonum("0x" substr(b, 1, 8))) * 4294967296 + \
-		strtonum("0x" substr(a, 9, 8)) - strtonum("0x" substr(b, 9, 8))
-}
-
-# addr + len for a 16-digit hex string and a length below 2^32.
-function add64(a, len,   lo, hi) {
-	lo = strtonum("0x" substr(a, 9, 8)) + len
-	hi = strtonum("0x" substr(a, 1, 8)) + int(lo / 4294967296)
-	return sprintf("%08x%08x", hi, lo % 4294967296)
-}
+# lookup's answer depend on which map it finds.  Needs hex64.awk before it.
 
 function mapped(addr,   i) {
 	for (i = 1; i <= n; i++)

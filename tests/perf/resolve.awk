@@ -5,21 +5,7 @@
 # sample's (any of the names at that address: aliases), at the offset the
 # two addresses differ by.  Prints one line "SAMPLES RIGHT WRONG UNRESOLVED"
 # then up to five wrong samples as "ADDR: perf SYM+OFF, kallsyms NAME+OFF".
-# Addresses are compared as 16-digit hex strings: awk's numbers are doubles.
-
-function pad(hex) {
-	hex = tolower(hex)
-	sub(/^0x/, "", hex)
-	while (length(hex) < 16)
-		hex = "0" hex
-	return hex
-}
-
-# a - b for 16-digit hex strings whose difference fits a double exactly.
-function sub64(a, b) {
-	return (strtonum("0x" substr(a, 1, 8)) - strtonum("0x" substr(b, 1, 8))) * 4294967296 + \
-		strtonum("0x" substr(a, 9, 8)) - strtonum("0x" substr(b, 9, 8))
-}
+# Needs hex64.awk before it (gawk -f hex64.awk -f resolve.awk ...).
 
 # The index of the greatest address not above ADDR, 0 if none.
 function find(addr,   lo, hi, mid) {

@@ -49,7 +49,8 @@ build_perf() {
 
 # The source of 6.1.192's perf with the series' maps listing: the base
 # source hard-linked (patch replaces the files it changes, so the cache
-# stays pristine), made again when the patch changes.
+# stays pristine; copied where the cache is on another filesystem), made
+# again when the patch changes.
 prepare_old_source() {
 	local base=$CACHE_DIR/base/$BASE_PACKAGE-$BASE_VERSION src=$old/src patch stamp
 	patch=$(grep -l "^Subject: \[PATCH\] $dump_subject" "$PATCH_DIR"/*.patch | head -n 1)
@@ -59,7 +60,7 @@ prepare_old_source() {
 	[ "$(cat "$old/src.stamp" 2>/dev/null)" = "$stamp" ] && return 0
 	rm -rf "$src" "$old/src.stamp"
 	mkdir -p "$old"
-	cp -al "$base" "$src"
+	cp -al "$base" "$src" 2>/dev/null || { rm -rf "$src" && cp -a "$base" "$src"; }
 	patch -s -d "$src" -p1 <"$patch" || { ktap_diag "$patch does not apply to $base"; return 1; }
 	echo "$stamp" >"$old/src.stamp"
 }
@@ -108,7 +109,7 @@ run_suites() {
 # (perf script -F ip,sym,symoff,dso) as KALLSYMS has it.
 resolved() {
 	local counts samples right wrong unresolved
-	counts=$(gawk -f "$here/resolve.awk" "$2" "$3")
+	counts=$(gawk -f "$here/hex64.awk" -f "$here/resolve.awk" "$2" "$3")
 	read -r samples right wrong unresolved <<<"$(head -n 1 <<<"$counts")"
 	ktap_diag "$1: $samples kernel samples: $right as /proc/kallsyms, $wrong to another symbol or offset, $unresolved not at all"
 	tail -n +2 <<<"$counts" | ktap_diag
@@ -125,7 +126,7 @@ resolved() {
 # maps_of PERF_STDERR: what kernel-maps.awk says of the maps listed in it,
 # against the segments of the text-poke recording's kcore copy.
 maps_of() {
-	gawk -f "$here/kernel-maps.awk" \
+	gawk -f "$here/hex64.awk" -f "$here/kernel-maps.awk" \
 		<(readelf -lW "$data/pokes.data/kcore_dir/kcore" | awk '$1 == "LOAD" { print $3, $6 }') \
 		"$1"
 }
