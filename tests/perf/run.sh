@@ -6,11 +6,14 @@
 # patch, which lists the kernel maps at -vv (into $BUILD_DIR/perf-6.1).
 #  - `perf test` suites the series adds, one KTAP result per test case
 #    ("kcore maps" loads a kcore-like layout from a temporary root);
-#  - for each arch, the kernel samples the test guest recorded with
-#    `perf record --kcore` and Debian's perf (tests/perf/guest.sh), resolved
-#    by Debian's perf in the guest, by 6.1.192's and by the tree's, each
-#    checked against the symbol /proc/kallsyms gives, with the kernel maps
-#    each perf built from the recording's kcore copy.
+#  - for each arch, the two recordings the test guest made with `perf
+#    record --kcore` and Debian's perf (tests/perf/guest.sh): the kernel
+#    samples, resolved by Debian's perf in the guest, by 6.1.192's and by
+#    the tree's, each checked against the symbol /proc/kallsyms gives; the
+#    kernel maps each perf built from the kcore copy, against the copy's
+#    segments; the text pokes each perf could not apply to its view.
+#    The tree's perf must get all of it right; the others' figures are
+#    printed beside it, and their samples are a guard.
 # Prints KTAP.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
