@@ -11,6 +11,8 @@ packages=(
 	# pkg-config for its install test, clang's libFuzzer for its parsers
 	libdw-dev elfutils pkg-config clang libclang-rt-14-dev
 	busybox-static util-linux coreutils
+	# tests/perf: 6.1.192's perf is built with one patch of the series
+	patch
 	shellcheck python3-ply python3-git
 )
 arches=("$@")

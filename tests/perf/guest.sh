@@ -43,7 +43,10 @@ record() {
 		ktap_result fail "$name" "perf script failed"
 		return 1
 	fi
-	cp -a "$work/$data" "$out/$data"
+	if ! cp -a "$work/$data" "$out/$data"; then
+		ktap_result fail "$name" "cannot copy the recording to $out"
+		return 1
+	fi
 }
 
 # About four seconds of kernel work: symbol and sysfs walks.

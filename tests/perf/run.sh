@@ -37,6 +37,8 @@ perf_make_flags=(
 	NO_LIBBABELTRACE=1 NO_LIBZSTD=1 NO_LIBCAP=1 NO_JEVENTS=1
 )
 dump_subject="perf symbols: list the kernel maps built from kcore at -vv"
+# What perf script -v says of a text poke it could not apply to its view.
+poke_failure_re='Failed to (find kernel text poke address map|write kernel text poke)'
 
 # build_perf SRC OUT: perf from the kernel source SRC into OUT; on failure
 # prints the errors as KTAP diagnostics and returns 1.
@@ -63,7 +65,10 @@ prepare_old_source() {
 	[ "$(cat "$old/src.stamp" 2>/dev/null)" = "$stamp" ] && return 0
 	rm -rf "$src" "$old/src.stamp"
 	mkdir -p "$old"
-	cp -al "$base" "$src" 2>/dev/null || { rm -rf "$src" && cp -a "$base" "$src"; }
+	if ! cp -al "$base" "$src" 2>/dev/null; then
+		rm -rf "$src"
+		cp -a "$base" "$src" || { ktap_diag "cannot copy $base to $src"; return 1; }
+	fi
 	patch -s -d "$src" -p1 <"$patch" || { ktap_diag "$patch does not apply to $base"; return 1; }
 	echo "$stamp" >"$old/src.stamp"
 }
@@ -126,30 +131,31 @@ resolved() {
 	fi
 }
 
-# maps_of PERF_STDERR: what kernel-maps.awk says of the maps listed in it,
-# against the segments of the text-poke recording's kcore copy.
+# maps_of KCORE PERF_STDERR: what kernel-maps.awk says of the maps listed
+# in PERF_STDERR, against the segments of the kcore copy KCORE.
 maps_of() {
 	gawk -f "$here/hex64.awk" -f "$here/kernel-maps.awk" \
-		<(readelf -lW "$data/pokes.data/kcore_dir/kcore" | awk '$1 == "LOAD" { print $3, $6 }') \
-		"$1"
+		<(readelf -lW "$1" | awk '$1 == "LOAD" { print $3, $6 }') "$2"
 }
 
-# poke_failures PERF_STDERR: the text pokes perf could not apply to its
-# view of the kernel text (perf script -v says so for each).
+# poke_failures PERF_STDERR: how many text pokes perf could not apply.
 poke_failures() {
-	grep -cE 'Failed to (find kernel text poke address map|write kernel text poke)' "$1" || true
+	grep -cE "$poke_failure_re" "$1" || true
 }
 
 # check_recording ARCH: the per_arch results for ARCH's recordings.
 check_recording() {
 	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm/results/perf-kcore
 	local name="perf --kcore ($1)" perf label bin n segs unmapped empty overlaps disagree
-	local maps counts pokes failed
+	local maps counts pokes failed kcore=$data/pokes.data/kcore_dir/kcore file
 	local -A perfs=([old]=$old/perf [ours]=$ours/perf)
-	if [ ! -d "$data/samples.data" ] || [ ! -d "$data/pokes.data" ] || [ ! -s "$data/kallsyms" ]; then
+	for file in samples.data pokes.data kallsyms samples.data.script pokes.data.script-err; do
+		[ -e "$data/$file" ] || break
+	done
+	if [ ! -e "$data/$file" ]; then
 		for ((n = 0; n < per_arch; n++)); do
 			ktap_result fail "$name: recorded samples and text pokes" \
-				"the guest left no recordings in $data (see its guest-perf.ktap)"
+				"no $file in $data: the guest did not record (see its guest-perf.ktap)"
 		done
 		return
 	fi
@@ -186,17 +192,18 @@ check_recording() {
 		return
 	fi
 	if [ -f "$out/old.pokes" ]; then
-		maps=$(maps_of "$out/old.pokes-err")
+		maps=$(maps_of "$kcore" "$out/old.pokes-err")
 		read -r n segs unmapped empty overlaps disagree <<<"$(head -n 1 <<<"$maps")"
 		ktap_diag "6.1.192's perf: $n kernel maps for $segs kcore segments: $unmapped segments without a map, $empty empty maps, $overlaps overlapping pairs ($disagree at different offsets)"
 		tail -n +2 <<<"$maps" | ktap_diag
 	fi
-	maps=$(maps_of "$out/ours.pokes-err")
+	maps=$(maps_of "$kcore" "$out/ours.pokes-err")
 	read -r n segs unmapped empty overlaps disagree <<<"$(head -n 1 <<<"$maps")"
 	counts="$n kernel maps for $segs kcore segments: $unmapped segments without a map, $empty empty maps, $overlaps overlapping pairs"
 	ktap_diag "the tree's perf: $counts"
 	tail -n +2 <<<"$maps" | ktap_diag
-	if [ "$n" -eq 0 ] || [ "$unmapped" -ne 0 ] || [ "$empty" -ne 0 ] || [ "$overlaps" -ne 0 ]; then
+	if [ "$n" -eq 0 ] || [ "$segs" -eq 0 ] || [ "$unmapped" -ne 0 ] || [ "$empty" -ne 0 ] ||
+		[ "$overlaps" -ne 0 ]; then
 		ktap_result fail "$name builds a map for each kcore segment" "$counts"
 	else
 		ktap_result ok "$name builds a map for each kcore segment, none empty or overlapping ($n maps, $segs segments)"
@@ -204,7 +211,7 @@ check_recording() {
 
 	pokes=$(grep -c 'PERF_RECORD_TEXT_POKE' "$out/ours.pokes" || true)
 	ktap_diag "text pokes not applied to perf's view: Debian's perf $(poke_failures "$data/pokes.data.script-err"), 6.1.192's $(poke_failures "$out/old.pokes-err"), the tree's $(poke_failures "$out/ours.pokes-err") of $pokes"
-	{ grep -E 'Failed to (find|write) kernel text poke' "$out/ours.pokes-err" || true; } | head -n 5 | ktap_diag
+	{ grep -E "$poke_failure_re" "$out/ours.pokes-err" || true; } | head -n 5 | ktap_diag
 	failed=$(poke_failures "$out/ours.pokes-err")
 	if [ "$pokes" -eq 0 ]; then
 		ktap_result fail "$name applies every text poke to its view" "no TEXT_POKE record shown"
