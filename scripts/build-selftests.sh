@@ -8,6 +8,14 @@ set -euo pipefail
 . "$TOP/config/test.conf"
 
 log=$ARCH_BUILD/kselftest.log
+mkdir -p "$ARCH_BUILD"
+: >"$log"
+# kselftest_harness's per-case limit, for the guest's speed (config/test.conf).
+# lib.mk adds USERCFLAGS to every program's flags; make does not rebuild a
+# program whose flags changed, so a new value rebuilds them all.
+case_limit=-DTEST_TIMEOUT_DEFAULT=$KSFT_CASE_TIMEOUT
+ksft_obj=$OBJ/kselftest
+stamp=$ksft_obj/.usercflags
 compat=()
 [ -z "$ARCH_COMPAT_CC" ] || compat=(COMPAT_CC="$ARCH_COMPAT_CC")
 if [ -n "$ARCH_COMPAT_KERNEL" ]; then
@@ -17,16 +25,30 @@ if [ -n "$ARCH_COMPAT_KERNEL" ]; then
 	(
 		OBJ=$compat_hdr/obj ARCH_KERNEL=$ARCH_COMPAT_KERNEL ARCH_CROSS_COMPILE=
 		kmake -s INSTALL_HDR_PATH="$compat_hdr" headers_install
-	) >"$log" 2>&1 || die "headers_install for ARCH=$ARCH_COMPAT_KERNEL failed; see $log"
+	) >>"$log" 2>&1 || die "headers_install for ARCH=$ARCH_COMPAT_KERNEL failed; see $log"
 	compat+=(COMPAT_KHDR_INCLUDES="-isystem $compat_hdr/include")
+fi
+
+if [ "$(cat "$stamp" 2>/dev/null)" != "$case_limit" ]; then
+	rm -rf "$ksft_obj"
 fi
 
 info "building $ARCH kselftests: $KSFT_TARGETS (log: $log)"
 rm -rf "$KSFT_DIR"
 if ! kmake -j"$(nproc_jobs)" TARGETS="$KSFT_TARGETS" KSFT_INSTALL_PATH="$KSFT_DIR" \
-	"${compat[@]}" kselftest-install >>"$log" 2>&1; then
+	USERCFLAGS="$case_limit" "${compat[@]}" kselftest-install >>"$log" 2>&1; then
 	grep -E -A5 'error' "$log" | tail -n 30 >&2 || true
 	die "$ARCH kselftest build failed; full log: $log"
 fi
+# Every program compiled must carry the limit, and the harness must take it
+# (without the series' kselftest_harness.h the define would be redefined).
+# (A command continued with "\" is one line here.)
+without=$(sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$log" | grep -E '\.c( |$)' |
+	grep -E ' -o [^ ]' | grep -vF -- "$case_limit" || true)
+[ -z "$without" ] ||
+	die "kselftests built without $case_limit (a Makefile that drops USERCFLAGS?):"$'\n'"$without"
+! grep -q '"TEST_TIMEOUT_DEFAULT" redefined' "$log" ||
+	die "kselftest_harness.h does not take $case_limit (see $log): is the series applied?"
+echo "$case_limit" >"$stamp"
 [ -s "$KSFT_DIR/kselftest-list.txt" ] || die "kselftest-install listed no tests in $KSFT_DIR"
 info "installed $(wc -l <"$KSFT_DIR/kselftest-list.txt") $ARCH kselftests in $KSFT_DIR"

@@ -33,6 +33,9 @@ HERE=$TOP/tests/libaddrres-fuzz
 FIXTURES=$TOP/tests/libaddrres/fixtures
 KEEP=$BUILD_DIR/libaddrres-fuzz
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+# Seconds one input may take before libFuzzer calls it a hang: each takes
+# milliseconds, but a busy host with sanitizers can stall one for seconds.
+INPUT_TIMEOUT=60
 targets=(ksyms procmaps)
 # Inputs up to: some 200 symbol lines; a maps line longer than the read
 # buffer of the smallest text_read_size (PATH_MAX + 256 + 1 bytes).
@@ -224,7 +227,7 @@ fuzz_target() { # target
 	log=$work/$t.replay.log
 	mapfile -t inputs < <(find "${corpora[@]}" -type f | sort)
 	rc=0
-	nice "$bin" -timeout=10 -rss_limit_mb=2048 "${inputs[@]}" >"$log" 2>&1 || rc=$?
+	nice "$bin" -timeout="$INPUT_TIMEOUT" -rss_limit_mb=2048 "${inputs[@]}" >"$log" 2>&1 || rc=$?
 	if [ "$rc" != 0 ]; then
 		artifact=$(sed -n 's/^Running: //p' "$log" | tail -n 1)
 		kept=$(keep "$t" "$artifact" "$log")
@@ -247,7 +250,7 @@ fuzz_target() { # target
 	log=$work/$t.fuzz.log
 	rc=0
 	start=$SECONDS
-	nice "$bin" -max_total_time="$FUZZ_SECONDS" -max_len="${max_len[$t]}" -timeout=10 \
+	nice "$bin" -max_total_time="$FUZZ_SECONDS" -max_len="${max_len[$t]}" -timeout="$INPUT_TIMEOUT" \
 		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/artifacts/$t/" \
 		"$work/corpus/$t" "${corpora[@]}" >"$log" 2>&1 || rc=$?
 	# "#N DONE cov: C ft: F corp: U/S exec/s: E ..." and the final stats.
