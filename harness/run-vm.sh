@@ -55,6 +55,8 @@ if [ "$mode" = tests ]; then
 fi
 cat >"$results/guest.env" <<EOF2
 GUEST_MODE=$mode
+ADDRRES_KERNEL_OBJ='/run/addrres/build/${OBJ#"$ARCH_BUILD"/}'
+ADDRRES_MODULES='/run/addrres/build/${OBJ#"$ARCH_BUILD"/}/$MODULES_DIR/lib/modules/$release'
 EXPECTED_RELEASE='$release'
 EXPECTED_MACHINE='$ARCH_UNAME_M'
 KSFT_TESTS='$ksft_tests'

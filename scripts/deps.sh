@@ -7,6 +7,9 @@ set -euo pipefail
 packages=(
 	gcc make git flex bison bc gawk cpio rsync xz-utils ccache
 	libelf-dev libssl-dev dwarves
+	# the test kernel's modules: depmod for modules_install, modprobe in
+	# the x86_64 guest (the host's root)
+	kmod
 	# libaddrres: libdw for ELF symbols, eu-addr2line to cross-check them,
 	# pkg-config for its install test, clang's libFuzzer for its parsers
 	libdw-dev elfutils pkg-config clang libclang-rt-14-dev

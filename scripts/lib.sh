@@ -58,6 +58,7 @@ base)
 *) printf 'error: KERNEL_FLAVOR is test, bench, upstream or base, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
 esac
 KSFT_DIR=$ARCH_BUILD/kselftest  # installed kselftests the guest runs
+MODULES_DIR=mod-install         # below $OBJ: the kernel's modules, installed
 BIN_DIR=$ARCH_BUILD/bin         # the demo and benchmarks, built for ARCH
 # Console log and results of the last boot of the flavor's kernel: the
 # tests' in vm/, a benchmark's apart (make bench may run during a check).

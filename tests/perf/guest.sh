@@ -9,8 +9,8 @@
 #  - pokes.data: a static key, the function tracer and a kprobe changing
 #    text and undoing it (the text_poke kselftest's recorder), after a
 #    kprobe made sure a kprobe slot page exists when perf copies kcore.
-# Samples are in kernel text only: the guest has no loadable modules, and
-# BPF and .init text are not run often enough to be sampled.
+# Samples are in kernel text only: no module is loaded during these
+# recordings, and BPF and .init text are not run often enough to be sampled.
 # Prints KTAP.
 set -euo pipefail
 # shellcheck source=../../scripts/ktap.sh
