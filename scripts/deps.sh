@@ -26,18 +26,29 @@ for arch in "${arches[@]}"; do
 	read -r -a more <<<"$(. "$TOP/config/arch/$arch.conf" && echo $ARCH_PACKAGES)"
 	packages+=("${more[@]}")
 done
+# The x86_64 guest runs on the host's root (read-only) and mounts the test
+# kernel's modules on its /lib/modules, which a host without a kernel of its
+# own (a container) lacks: make the mount point.
+need_modules_dir=""
+[ -d /lib/modules ] || need_modules_dir=yes
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+[ ${#missing[@]} -eq 0 ] && [ -z "$need_modules_dir" ] && exit 0
 
 sudo=()
 if [ "$(id -u)" != 0 ]; then
-	command -v sudo >/dev/null || die "missing packages: ${missing[*]}; install them as root (apt-get install ${missing[*]})"
+	command -v sudo >/dev/null ||
+		die "as root: ${missing[*]:+apt-get install ${missing[*]}; }${need_modules_dir:+mkdir /lib/modules}"
 	sudo=(sudo)
 fi
+if [ -n "$need_modules_dir" ]; then
+	info "creating /lib/modules (the x86_64 guest mounts the test kernel's modules there)"
+	"${sudo[@]}" mkdir -p /lib/modules
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
 info "installing: ${missing[*]}"
 "${sudo[@]}" apt-get update -q >/dev/null
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
