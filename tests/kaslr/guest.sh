@@ -18,8 +18,10 @@ address_of() { # SYMBOL FILE
 linked=$(address_of _text "$map")
 running=$(address_of _text /proc/kallsyms)
 name="kaslr: the kernel runs away from its link-time address"
-if [ -z "$linked" ] || [ -z "$running" ]; then
-	ktap_result fail "$name" "no _text in ${linked:+/proc/kallsyms}${linked:-$map}"
+if [ -z "$linked" ]; then
+	ktap_result fail "$name" "no _text in $map"
+elif [ -z "$running" ]; then
+	ktap_result fail "$name" "no _text in /proc/kallsyms"
 elif [ "$((16#$running))" -eq 0 ]; then
 	ktap_result fail "$name" "/proc/kallsyms hides addresses (kptr_restrict)"
 elif [ "$running" = "$linked" ]; then
