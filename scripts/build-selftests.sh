@@ -29,6 +29,26 @@ if [ -n "$ARCH_COMPAT_KERNEL" ]; then
 	compat+=(COMPAT_KHDR_INCLUDES="-isystem $compat_hdr/include")
 fi
 
+# The text_poke programs attach BPF trampolines with libbpf: its headers
+# come from the host's libbpf-dev (the same on every arch).  An arch that
+# boots a Debian root of its own links that root's libbpf1, the library the
+# guest loads (the cross compilers have no libbpf-dev).
+user_cflags=$case_limit
+user_ldflags=
+if [ "$ARCH_ROOT" = debian ]; then
+	root=$("$TOP/scripts/build-rootfs.sh")
+	root_libs=$root/usr/lib/$($TARGET_CC -print-multiarch)
+	[ -e "$root_libs/libbpf.so.1" ] ||
+		die "no libbpf.so.1 in the $ARCH root $root_libs (config/rootfs.conf lists libbpf1)"
+	libbpf=$ARCH_BUILD/libbpf
+	rm -rf "$libbpf"
+	mkdir -p "$libbpf/include" "$libbpf/lib"
+	cp -r /usr/include/bpf "$libbpf/include/"
+	ln -s "$root_libs/libbpf.so.1" "$libbpf/lib/libbpf.so"
+	user_cflags+=" -isystem $libbpf/include"
+	user_ldflags="-L$libbpf/lib -Wl,-rpath-link,$root_libs"
+fi
+
 if [ "$(cat "$stamp" 2>/dev/null)" != "$case_limit" ]; then
 	rm -rf "$ksft_obj"
 fi
@@ -36,7 +56,8 @@ fi
 info "building $ARCH kselftests: $KSFT_TARGETS (log: $log)"
 rm -rf "$KSFT_DIR"
 if ! kmake -j"$(nproc_jobs)" TARGETS="$KSFT_TARGETS" KSFT_INSTALL_PATH="$KSFT_DIR" \
-	USERCFLAGS="$case_limit" "${compat[@]}" kselftest-install >>"$log" 2>&1; then
+	USERCFLAGS="$user_cflags" USERLDFLAGS="$user_ldflags" "${compat[@]}" kselftest-install \
+	>>"$log" 2>&1; then
 	grep -E -A5 'error' "$log" | tail -n 30 >&2 || true
 	die "$ARCH kselftest build failed; full log: $log"
 fi
@@ -49,6 +70,9 @@ without=$(sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$log" | grep -E '\.c( |$)
 	die "kselftests built without $case_limit (a Makefile that drops USERCFLAGS?):"$'\n'"$without"
 ! grep -q '"TEST_TIMEOUT_DEFAULT" redefined' "$log" ||
 	die "kselftest_harness.h does not take $case_limit (see $log): is the series applied?"
+# Without libbpf the trampoline cases would only skip.
+readelf -d "$KSFT_DIR/perf_events/text_poke" 2>/dev/null | grep -q 'libbpf\.so' ||
+	die "perf_events/text_poke was built without libbpf (libbpf-dev); see $log"
 echo "$case_limit" >"$stamp"
 [ -s "$KSFT_DIR/kselftest-list.txt" ] || die "kselftest-install listed no tests in $KSFT_DIR"
 info "installed $(wc -l <"$KSFT_DIR/kselftest-list.txt") $ARCH kselftests in $KSFT_DIR"

@@ -6,7 +6,12 @@ set -euo pipefail
 
 packages=(
 	gcc make git flex bison bc gawk cpio rsync xz-utils ccache
-	libelf-dev libssl-dev dwarves
+	libelf-dev libssl-dev
+	# BTF for the kernels (config/kernel/common/btf.config)
+	dwarves
+	# the text_poke selftests' BPF trampolines: libbpf's headers for every
+	# arch's build; bpftool for the x86_64 guest (the host's root)
+	libbpf-dev bpftool
 	# the test kernel's modules: depmod for modules_install, modprobe in
 	# the x86_64 guest (the host's root)
 	kmod
