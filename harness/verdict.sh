@@ -22,7 +22,7 @@ check() { # ok|fail description [reason]
 	ktap_result "$1" "vm: $2" "${3:-}"
 }
 
-ktap_plan 4
+ktap_plan 5
 
 release=$(cat "$results/uname" 2>/dev/null || true)
 machine=$(cat "$results/machine" 2>/dev/null || true)
@@ -52,6 +52,17 @@ if [ "${cpus:-0}" = "$want_cpus" ]; then
 else
 	check fail "guest brought up its $want_cpus CPUs" "it brought up ${cpus:-none}; see $console"
 fi
+
+# The kernel's loadable modules where modprobe finds them (harness/guest-init):
+# without them the module tests would skip, not fail.
+modules=$(cat "$results/modules" 2>/dev/null || true)
+what="guest mounted the kernel's modules"
+case $modules in
+mounted) check ok "$what" ;;
+none:*) check ok "$what (${modules#none: })" ;;
+"") check fail "$what" "the guest never reported its modules (results/modules)" ;;
+*) check fail "$what" "${modules#failed: }" ;;
+esac
 
 # Lines of console kept from the first splat on (all CPUs' backtraces).
 splat_context_lines=120
