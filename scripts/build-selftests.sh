@@ -12,7 +12,8 @@ mkdir -p "$ARCH_BUILD"
 : >"$log"
 # kselftest_harness's per-case limit, for the guest's speed (config/test.conf).
 # lib.mk adds USERCFLAGS to every program's flags; make does not rebuild a
-# program whose flags changed, so a new value rebuilds them all.
+# program whose flags changed, so new flags (this value, the libbpf paths
+# below) rebuild them all.
 case_limit=-DTEST_TIMEOUT_DEFAULT=$KSFT_CASE_TIMEOUT
 ksft_obj=$OBJ/kselftest
 stamp=$ksft_obj/.usercflags
@@ -37,7 +38,8 @@ user_cflags=$case_limit
 user_ldflags=
 if [ "$ARCH_ROOT" = debian ]; then
 	root=$("$TOP/scripts/build-rootfs.sh")
-	root_libs=$root/usr/lib/$($TARGET_CC -print-multiarch)
+	triplet=$($TARGET_CC -print-multiarch)
+	root_libs=$root/usr/lib/$triplet
 	[ -e "$root_libs/libbpf.so.1" ] ||
 		die "no libbpf.so.1 in the $ARCH root $root_libs (config/rootfs.conf lists libbpf1)"
 	libbpf=$ARCH_BUILD/libbpf
@@ -45,11 +47,15 @@ if [ "$ARCH_ROOT" = debian ]; then
 	mkdir -p "$libbpf/include" "$libbpf/lib"
 	cp -r /usr/include/bpf "$libbpf/include/"
 	ln -s "$root_libs/libbpf.so.1" "$libbpf/lib/libbpf.so"
-	user_cflags+=" -isystem $libbpf/include"
-	user_ldflags="-L$libbpf/lib -Wl,-rpath-link,$root_libs"
+	# -I: the proc compat build drops every -isystem word from CFLAGS.
+	user_cflags+=" -I$libbpf/include"
+	# libbpf's own dependencies (libelf, zlib) from the root, under
+	# /usr/lib and /lib (the extracted root is not merged-/usr).
+	user_ldflags="-L$libbpf/lib -Wl,-rpath-link,$root_libs:$root/lib/$triplet"
 fi
 
-if [ "$(cat "$stamp" 2>/dev/null)" != "$case_limit" ]; then
+flags="$user_cflags $user_ldflags"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$flags" ]; then
 	rm -rf "$ksft_obj"
 fi
 
@@ -73,6 +79,11 @@ without=$(sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$log" | grep -E '\.c( |$)
 # Without libbpf the trampoline cases would only skip.
 readelf -d "$KSFT_DIR/perf_events/text_poke" 2>/dev/null | grep -q 'libbpf\.so' ||
 	die "perf_events/text_poke was built without libbpf (libbpf-dev); see $log"
-echo "$case_limit" >"$stamp"
+echo "$flags" >"$stamp"
 [ -s "$KSFT_DIR/kselftest-list.txt" ] || die "kselftest-install listed no tests in $KSFT_DIR"
+# kselftest-install carries on past a directory that failed to build.
+for target in $KSFT_TARGETS; do
+	grep -q "^$target:" "$KSFT_DIR/kselftest-list.txt" ||
+		die "kselftest-install installed no $target tests (a build error? see $log)"
+done
 info "installed $(wc -l <"$KSFT_DIR/kselftest-list.txt") $ARCH kselftests in $KSFT_DIR"
