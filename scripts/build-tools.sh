@@ -21,3 +21,37 @@ for src in "$TOP"/demo/*.c "$TOP"/bench/*.c "$TOP"/addrres/addrres.c; do
 		-I "$TOP/libaddrres/include" -o "$out" "$src" "$lib_out/libaddrres.a" ||
 		die "cannot build $src for $ARCH"
 done
+
+# The tree's perf, which tests/perf/guest.sh records with beside Debian's.
+# An arch that boots a Debian root of its own is cross-built against that
+# root's libelf (the cross compilers have no libelf-dev), with the host's
+# libelf headers (elfutils's, the same on every arch); without libdw or zlib
+# there (NO_DWARF, NO_ZLIB, NO_LZMA), which recording does not need.
+perf_out=$ARCH_BUILD/perf
+perf_args=(O="$perf_out" "${PERF_MAKE_FLAGS[@]}")
+if [ -n "$ARCH_CROSS_COMPILE" ]; then
+	[ "$ARCH_ROOT" = debian ] || die "no libelf to cross-build perf for $ARCH against"
+	root=$("$TOP/scripts/build-rootfs.sh")
+	triplet=$($TARGET_CC -print-multiarch)
+	[ -e "$root/usr/lib/$triplet/libelf.so.1" ] ||
+		die "no libelf.so.1 in the $ARCH root $root (config/rootfs.conf: linux-perf brings it)"
+	deps=$ARCH_BUILD/perf-deps
+	rm -rf "$deps"
+	mkdir -p "$deps/include" "$deps/lib"
+	cp /usr/include/libelf.h /usr/include/gelf.h /usr/include/nlist.h "$deps/include/"
+	ln -s "$root/usr/lib/$triplet/libelf.so.1" "$deps/lib/libelf.so"
+	perf_args+=(ARCH="$ARCH_KERNEL" CROSS_COMPILE="$ARCH_CROSS_COMPILE"
+		EXTRA_CFLAGS="-I$deps/include"
+		LDFLAGS="-L$deps/lib -Wl,-rpath-link,$root/usr/lib/$triplet:$root/lib/$triplet"
+		NO_DWARF=1 NO_ZLIB=1 NO_LZMA=1)
+fi
+mkdir -p "$perf_out"
+log=$perf_out/build.log
+make -C "$TREE/tools/perf" "${perf_args[@]}" -j"$(nproc_jobs)" >"$log" 2>&1 ||
+	die "cannot build the tree's perf for $ARCH; see $log"
+cp "$perf_out/perf" "$BIN_DIR/perf"
+
+# The BPF program the guest samples (BPF bytecode: the same for every arch).
+clang -O2 -g -target bpf "${CFLAGS_STRICT[@]}" -I "/usr/include/$(gcc -print-multiarch)" \
+	-c "$TOP/tests/perf/spin.bpf.c" -o "$BIN_DIR/spin.bpf.o" ||
+	die "cannot build tests/perf/spin.bpf.c"

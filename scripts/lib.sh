@@ -144,6 +144,16 @@ CFLAGS_STRICT=(-std=gnu11 -Wall -Wextra -Werror)
 # shellcheck disable=SC2054 # the commas are the option's
 CFLAGS_SANITIZE=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all)
 
+# perf from a kernel source, without the optional libraries the tests do
+# not use, so that it builds with the packages of scripts/deps.sh alone:
+# the tree's for the guests (scripts/build-tools.sh) and the host
+# (tests/perf), 6.1.192's for the host.
+PERF_MAKE_FLAGS=(
+	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_GTK2=1 NO_LIBBPF=1 NO_BPF_SKEL=1 NO_JVMTI=1
+	NO_LIBUNWIND=1 NO_SLANG=1 NO_LIBAUDIT=1 NO_LIBCRYPTO=1 NO_LIBNUMA=1
+	NO_LIBBABELTRACE=1 NO_LIBZSTD=1 NO_LIBCAP=1 NO_JEVENTS=1
+)
+
 # The KTAP summariser, built with sanitizers: it is what decides a run.
 KTAP_SUMMARY=$BUILD_DIR/harness/ktap-summary
 build_ktap_summary() {

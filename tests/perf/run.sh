@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # The series' tools/perf patches, on the host.  Builds two perfs with only
 # the Debian build dependencies `make deps` installs and none of the
-# optional libraries: the tree's (build/linux, into $BUILD_DIR/perf) and
-# 6.1.192's as Debian ships its source, with only the series' first perf
-# patch, which lists the kernel maps at -vv (into $BUILD_DIR/perf-6.1).
+# optional libraries: the tree's (into $BUILD_DIR/<host arch>/perf, where
+# scripts/build-tools.sh builds it for that arch's guest) and 6.1.192's as
+# Debian ships its source, with only the series' first perf patch, which
+# lists the kernel maps at -vv (into $BUILD_DIR/perf-6.1).
 #  - `perf test` suites the series adds, one KTAP result per test case
-#    ("kcore maps" loads a kcore-like layout from a temporary root);
-#  - for each arch, the two recordings the test guest made with `perf
-#    record --kcore` and Debian's perf (tests/perf/guest.sh): the kernel
-#    samples, resolved by Debian's perf in the guest, by 6.1.192's and by
-#    the tree's, each checked against the symbol /proc/kallsyms gives; the
-#    kernel maps each perf built from the kcore copy, against the copy's
-#    segments; the text pokes each perf could not apply to its view.
+#    ("kcore maps" loads a kcore-like layout from a temporary root, "kcore
+#    copy" copies an arm64 one as `perf record --kcore` does);
+#  - for each arch, the recordings the test guest made with `perf record
+#    --kcore` (tests/perf/guest.sh): Debian's perf's of kernel samples and
+#    of text pokes, the tree's perf's of module and BPF samples.  The
+#    samples are resolved by Debian's perf in the guest, by 6.1.192's and
+#    by the tree's, each checked against the symbol /proc/kallsyms gives;
+#    the kernel maps each perf built from the kcore copy, against the
+#    copy's segments; the text pokes each perf could not apply to its view.
 #    The tree's perf must get all of it right; the others' figures are
 #    printed beside it, and their samples are a guard.
 # Prints KTAP.
@@ -21,21 +24,16 @@ set -euo pipefail
 . "$TOP/scripts/ktap.sh"
 
 here=$TOP/tests/perf
-ours=$BUILD_DIR/perf
+# The tree's perf for the host's arch: where scripts/build-tools.sh built
+# it for that arch's guest, if make check built that arch.
+ours=$BUILD_DIR/$(uname -m)/perf
 old=$BUILD_DIR/perf-6.1
 # The suites, and the number of test cases each has.
-declare -A cases=(["kcore maps"]=3)
-# Results per arch of the recorded samples (check_recording).
-per_arch=5
+declare -A cases=(["kcore maps"]=3 ["kcore copy"]=2)
+# Results per arch of the recorded samples (check_recording, check_modbpf).
+per_arch=8
 # The arches whose guest ran: make check says which; alone, every arch.
 read -r -a arches <<<"${CHECK_ARCHES:-$(all_arches | tr '\n' ' ')}"
-# A perf without what the tests do not use, so that it builds with the
-# packages of scripts/deps.sh alone.
-perf_make_flags=(
-	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_GTK2=1 NO_LIBBPF=1 NO_BPF_SKEL=1 NO_JVMTI=1
-	NO_LIBUNWIND=1 NO_SLANG=1 NO_LIBAUDIT=1 NO_LIBCRYPTO=1 NO_LIBNUMA=1
-	NO_LIBBABELTRACE=1 NO_LIBZSTD=1 NO_LIBCAP=1 NO_JEVENTS=1
-)
 dump_subject="perf symbols: list the kernel maps built from kcore at -vv"
 # What perf script -v says of a text poke it could not apply to its view.
 poke_failure_re='Failed to (find kernel text poke address map|write kernel text poke)'
@@ -45,7 +43,7 @@ poke_failure_re='Failed to (find kernel text poke address map|write kernel text 
 build_perf() {
 	local log
 	mkdir -p "$2"
-	if ! log=$(nice make -s -C "$1/tools/perf" O="$2" "${perf_make_flags[@]}" \
+	if ! log=$(nice make -s -C "$1/tools/perf" O="$2" "${PERF_MAKE_FLAGS[@]}" \
 		-j"$(nproc_jobs)" 2>&1); then
 		printf '%s\n' "$log" | grep -E 'error|Error' | tail -n 20 | ktap_diag
 		return 1
@@ -222,6 +220,41 @@ check_recording() {
 	fi
 }
 
+# check_modbpf ARCH: 3 results, the module and BPF samples of ARCH's
+# modbpf.data (recorded by the tree's perf) resolved by Debian's perf in
+# the guest, by 6.1.192's and by the tree's, against the kallsyms read
+# while the module and the BPF program were loaded.
+check_modbpf() {
+	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm/results/perf-kcore
+	local name="perf --kcore ($1), module and BPF samples" perf bin label file
+	local -A perfs=([old]=$old/perf [ours]=$ours/perf)
+	for file in modbpf.data modbpf.kallsyms modbpf.data.script; do
+		[ -e "$data/$file" ] || break
+	done
+	if [ ! -e "$data/$file" ]; then
+		for label in "Debian's perf" "6.1.192's perf" "the tree's perf"; do
+			ktap_result fail "$name: $label resolves every kernel sample as /proc/kallsyms" \
+				"no $file in $data: the guest did not record (see its guest-perf.ktap)"
+		done
+		return
+	fi
+	mkdir -p "$out"
+	resolved "$name: Debian's perf ($(cat "$data/perf-version")) in the guest" \
+		"$data/modbpf.kallsyms" "$data/modbpf.data.script"
+	for perf in old ours; do
+		bin=${perfs[$perf]}
+		[ "$perf" = old ] && label="6.1.192's perf" || label="the tree's perf"
+		if [ -x "$bin" ] && "$bin" script -i "$data/modbpf.data" -F ip,sym,symoff,dso \
+			>"$out/$perf.modbpf" 2>"$out/$perf.modbpf-err"; then
+			resolved "$name: $label" "$data/modbpf.kallsyms" "$out/$perf.modbpf"
+		else
+			tail -n 5 "$out/$perf.modbpf-err" 2>/dev/null | ktap_diag
+			ktap_result fail "$name: $label resolves every kernel sample as /proc/kallsyms" \
+				"perf did not build or perf script failed"
+		fi
+	done
+}
+
 total=$((per_arch * ${#arches[@]}))
 for suite in "${!cases[@]}"; do
 	total=$((total + cases[$suite]))
@@ -246,4 +279,5 @@ if ! prepare_old_source || ! build_perf "$old/src" "$old"; then
 fi
 for arch in "${arches[@]}"; do
 	check_recording "$arch"
+	check_modbpf "$arch"
 done
