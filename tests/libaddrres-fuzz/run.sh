@@ -18,6 +18,7 @@
 #     a failure there fails the test;
 #  2. fuzz for FUZZ_SECONDS (default 60; 0 replays only) from those, new
 #     inputs going to a temporary corpus.
+# The targets run side by side.
 # A failure keeps the reproducer, the target and its log in
 # build/libaddrres-fuzz/ and names them in the KTAP diagnostics; once the
 # bug is fixed, the reproducer goes to regress-TARGET/.  Without clang or
@@ -282,6 +283,18 @@ fuzz_target() { # target
 	ktap_result fail "$name" "$(basename "$artifact" | sed 's/-.*//') found in $((SECONDS - start)) s: reproducer $kept"
 }
 
+# The targets side by side, one CPU each; their results in target order,
+# numbered as if one after the other (each gives exactly one).
+i=0
+pids=()
 for t in "${targets[@]}"; do
-	fuzz_target "$t"
+	(KTAP_NUMBER=$i fuzz_target "$t") >"$work/$t.ktap" &
+	pids+=($!)
+	i=$((i + 1))
+done
+for pid in "${pids[@]}"; do
+	wait "$pid" || true
+done
+for t in "${targets[@]}"; do
+	cat "$work/$t.ktap"
 done
