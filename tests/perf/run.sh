@@ -142,10 +142,30 @@ poke_failures() {
 	grep -cE "$poke_failure_re" "$1" || true
 }
 
+# resolved_by_perfs NAME KALLSYMS DATA OUT: two results, the kernel samples
+# of the recording DATA resolved by 6.1.192's perf and by the tree's
+# (their scripts in OUT.old and OUT.ours), checked against KALLSYMS.
+resolved_by_perfs() {
+	local name=$1 kallsyms=$2 data=$3 out=$4 perf bin label
+	local -A perfs=([old]=$old/perf [ours]=$ours/perf)
+	for perf in old ours; do
+		bin=${perfs[$perf]}
+		[ "$perf" = old ] && label="6.1.192's perf" || label="the tree's perf"
+		if [ -x "$bin" ] && "$bin" script -i "$data" -F ip,sym,symoff,dso \
+			>"$out.$perf" 2>"$out.$perf-err"; then
+			resolved "$name: $label" "$kallsyms" "$out.$perf"
+		else
+			{ tail -n 5 "$out.$perf-err" 2>/dev/null || true; } | ktap_diag
+			ktap_result fail "$name: $label resolves every kernel sample as /proc/kallsyms" \
+				"perf did not build or perf script failed"
+		fi
+	done
+}
+
 # check_recording ARCH: the per_arch results for ARCH's recordings.
 check_recording() {
 	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm/results/perf-kcore
-	local name="perf --kcore ($1)" perf label bin n segs unmapped empty overlaps disagree
+	local name="perf --kcore ($1)" perf bin n segs unmapped empty overlaps disagree
 	local maps counts pokes failed kcore=$data/pokes.data/kcore_dir/kcore file
 	local -A perfs=([old]=$old/perf [ours]=$ours/perf)
 	for file in samples.data pokes.data kallsyms samples.data.script pokes.data.script-err; do
@@ -162,23 +182,12 @@ check_recording() {
 	mkdir -p "$out"
 	resolved "$name: Debian's perf ($(cat "$data/perf-version")) in the guest" \
 		"$data/kallsyms" "$data/samples.data.script"
+	resolved_by_perfs "$name" "$data/kallsyms" "$data/samples.data" "$out/samples"
 	for perf in old ours; do
 		bin=${perfs[$perf]}
 		[ -x "$bin" ] || continue
-		"$bin" script -i "$data/samples.data" -F ip,sym,symoff,dso \
-			>"$out/$perf.samples" 2>"$out/$perf.samples-err" || rm -f "$out/$perf.samples"
 		"$bin" script -vv -i "$data/pokes.data" --show-text-poke-events \
 			>"$out/$perf.pokes" 2>"$out/$perf.pokes-err" || rm -f "$out/$perf.pokes"
-	done
-	for perf in old ours; do
-		[ "$perf" = old ] && label="6.1.192's perf" || label="the tree's perf"
-		if [ -f "$out/$perf.samples" ]; then
-			resolved "$name: $label" "$data/kallsyms" "$out/$perf.samples"
-		else
-			{ tail -n 5 "$out/$perf.samples-err" 2>/dev/null || true; } | ktap_diag
-			ktap_result fail "$name: $label resolves every kernel sample as /proc/kallsyms" \
-				"perf did not build or perf script failed"
-		fi
 	done
 
 	# The maps and the text pokes: the tree's perf must get both right;
@@ -227,8 +236,7 @@ check_recording() {
 # while the module and the BPF program were loaded.
 check_modbpf() {
 	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm/results/perf-kcore
-	local name="perf --kcore ($1), module and BPF samples" perf bin label file
-	local -A perfs=([old]=$old/perf [ours]=$ours/perf)
+	local name="perf --kcore ($1), module and BPF samples" label file
 	for file in modbpf.data modbpf.kallsyms modbpf.data.script; do
 		[ -e "$data/$file" ] || break
 	done
@@ -242,18 +250,7 @@ check_modbpf() {
 	mkdir -p "$out"
 	resolved "$name: Debian's perf ($(cat "$data/perf-version")) in the guest" \
 		"$data/modbpf.kallsyms" "$data/modbpf.data.script"
-	for perf in old ours; do
-		bin=${perfs[$perf]}
-		[ "$perf" = old ] && label="6.1.192's perf" || label="the tree's perf"
-		if [ -x "$bin" ] && "$bin" script -i "$data/modbpf.data" -F ip,sym,symoff,dso \
-			>"$out/$perf.modbpf" 2>"$out/$perf.modbpf-err"; then
-			resolved "$name: $label" "$data/modbpf.kallsyms" "$out/$perf.modbpf"
-		else
-			{ tail -n 5 "$out/$perf.modbpf-err" 2>/dev/null || true; } | ktap_diag
-			ktap_result fail "$name: $label resolves every kernel sample as /proc/kallsyms" \
-				"perf did not build or perf script failed"
-		fi
-	done
+	resolved_by_perfs "$name" "$data/modbpf.kallsyms" "$data/modbpf.data" "$out/modbpf"
 }
 
 total=$((per_arch * ${#arches[@]}))
