@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Boot the built kernel of ARCH under QEMU, in one of three modes:
 #
-#   run-vm.sh tests          run the installed kselftests; leaves $VM_DIR/results
+#   run-vm.sh tests          run the installed kselftests and the guest suites
+#                            (GUEST_RUN: "kselftests", "suites" or both, the
+#                            default); leaves $VM_DIR/results
 #   run-vm.sh script FILE    run the shell script FILE (in the checkout) in the
 #                            guest; print its output and exit with its status
 #                            only if the run's verdict is clean (the demo,
@@ -47,14 +49,16 @@ rm -rf "$VM_DIR"
 mkdir -p "$VM_DIR/results" "$VM_DIR/scratch"
 results=$VM_DIR/results
 
+guest_run=${GUEST_RUN:-kselftests suites}
 ksft_tests=""
-if [ "$mode" = tests ]; then
+if [ "$mode" = tests ] && [[ " $guest_run " == *" kselftests "* ]]; then
 	[ -f "$KSFT_DIR/kselftest-list.txt" ] || die "no kselftests in $KSFT_DIR: run 'make selftests ARCH=$ARCH' first"
 	ksft_tests=$("$TOP/harness/skiplist.sh" run-list "$KSFT_DIR/kselftest-list.txt" | tr '\n' ' ')
 	"$TOP/harness/skiplist.sh" ktap "$KSFT_DIR/kselftest-list.txt" >"$VM_DIR/skipped.ktap"
 fi
 cat >"$results/guest.env" <<EOF2
 GUEST_MODE=$mode
+GUEST_RUN='$guest_run'
 ADDRRES_KERNEL_OBJ='/run/addrres/build/${OBJ#"$ARCH_BUILD"/}'
 ADDRRES_MODULES='/run/addrres/build/${OBJ#"$ARCH_BUILD"/}/$MODULES_DIR/lib/modules/$release'
 EXPECTED_RELEASE='$release'
@@ -129,7 +133,8 @@ if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 fi
 
 judge() {
-	"$TOP/harness/verdict.sh" "$VM_DIR" "$release" "$ARCH_UNAME_M" "$VM_CPUS" >"$VM_DIR/verdict.ktap"
+	"$TOP/harness/verdict.sh" "$VM_DIR" "$release" "$ARCH_UNAME_M" "$VM_CPUS" \
+		"vm${VM_PART:+ ($VM_PART)}" >"$VM_DIR/verdict.ktap"
 }
 case $mode in
 tests)

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Boot the built kernel of ARCH, run the kselftests, and leave the run's
-# KTAP in OUT_DIR: the host's verdict on the run, the skip list, and the
-# guest's kselftest results (or a failure saying why there are none).
+# Boot the built kernel of ARCH, run the kselftests and the guest suites,
+# and leave the run's KTAP in OUT_DIR: the host's verdict on each guest,
+# the skip list, the guest's kselftest results and each guest suite's (or
+# a failure saying why there are none).
 #   test-vm.sh OUT_DIR
+# Two guests run side by side, one for the kselftests ($VM_DIR) and one
+# for the guest suites ($VM_DIR-suites): each keeps about one host CPU
+# busy, and the kselftests alone take as long as both did in one guest.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 # shellcheck source=../scripts/ktap.sh
@@ -10,8 +14,26 @@ set -euo pipefail
 out=${1:?usage: test-vm.sh OUT_DIR}
 mkdir -p "$out"
 
-"$TOP/harness/run-vm.sh" tests
-cp "$VM_DIR/verdict.ktap" "$out/3-vm.ktap"
+suites_dir=$VM_DIR-suites
+rm -f "$VM_DIR/verdict.ktap" "$suites_dir/verdict.ktap"
+GUEST_RUN=kselftests "$TOP/harness/run-vm.sh" tests &
+kselftests_vm=$!
+VM_PART=suites GUEST_RUN=suites "$TOP/harness/run-vm.sh" tests &
+suites_vm=$!
+# run-vm.sh fails only when it cannot boot: the verdicts below say so.
+wait "$kselftests_vm" || true
+wait "$suites_vm" || true
+for vm in "$VM_DIR" "$suites_dir"; do
+	ktap=$out/3-$(basename "$vm").ktap
+	if [ -s "$vm/verdict.ktap" ]; then
+		cp "$vm/verdict.ktap" "$ktap"
+	else
+		{
+			ktap_plan 1
+			ktap_result fail "$(basename "$vm"): boot" "no verdict: QEMU did not run; see the messages above"
+		} >"$ktap"
+	fi
+done
 # The userland must run perf: later tests record text pokes with it.
 perf=$(cat "$VM_DIR/results/perf-version" 2>/dev/null || true)
 {
@@ -34,14 +56,14 @@ fi
 # suite that left none (or an empty one) is a failure, with its stderr.
 for suite in "$TOP"/tests/*/guest.sh; do
 	name=$(basename "$(dirname "$suite")")
-	ktap=$VM_DIR/results/guest-$name.ktap
+	ktap=$suites_dir/results/guest-$name.ktap
 	if [ -s "$ktap" ]; then
 		cp "$ktap" "$out/6-guest-$name.ktap"
 	else
 		{
 			ktap_plan 1
-			{ tail -n 5 "$VM_DIR/results/guest-$name.err" 2>/dev/null || true; } | ktap_diag
-			ktap_result fail "guest: tests/$name/guest.sh" "it left no KTAP; see $VM_DIR/results/guest-$name.err"
+			{ tail -n 5 "$suites_dir/results/guest-$name.err" 2>/dev/null || true; } | ktap_diag
+			ktap_result fail "guest: tests/$name/guest.sh" "it left no KTAP; see $suites_dir/results/guest-$name.err"
 		} >"$out/6-guest-$name.ktap"
 	fi
 done

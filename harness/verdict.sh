@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Judge one guest run from what it left behind, never from QEMU's exit code:
-#   verdict.sh RUN_DIR EXPECTED_RELEASE EXPECTED_MACHINE EXPECTED_CPUS
+#   verdict.sh RUN_DIR EXPECTED_RELEASE EXPECTED_MACHINE EXPECTED_CPUS [NAME]
 # RUN_DIR holds console.log, results/ (uname, machine, exit-status, *.ktap
 # written by the guest) and host-timeout if the host had to kill QEMU.
 # Prints KTAP for the run itself; exits 1 if any of it failed.
@@ -8,18 +8,19 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../scripts/ktap.sh
 . "$here/../scripts/ktap.sh"
-usage="usage: verdict.sh RUN_DIR EXPECTED_RELEASE EXPECTED_MACHINE EXPECTED_CPUS"
+usage="usage: verdict.sh RUN_DIR EXPECTED_RELEASE EXPECTED_MACHINE EXPECTED_CPUS [NAME]"
 run=${1:?$usage}
 want_release=${2:?$usage}
 want_machine=${3:?$usage}
 want_cpus=${4:?$usage}
+name=${5:-vm}	# the results' prefix: which guest of the run
 console=$run/console.log
 results=$run/results
 
 failed=0
 check() { # ok|fail description [reason]
 	[ "$1" = ok ] || failed=1
-	ktap_result "$1" "vm: $2" "${3:-}"
+	ktap_result "$1" "$name: $2" "${3:-}"
 }
 
 ktap_plan 5

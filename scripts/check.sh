@@ -36,7 +36,7 @@ build_arch() {
 	local arch=$1 out=$RESULTS_DIR/$1 step start=$SECONDS
 	mkdir -p "$out"
 	# An excerpt left by an earlier boot must not be printed for this one.
-	rm -f "$BUILD_DIR/$arch/vm/splat.txt"
+	rm -f "$BUILD_DIR/$arch"/vm*/splat.txt
 	for step in "make-tree.sh --lenient" build-kernel.sh build-selftests.sh build-tools.sh; do
 		# shellcheck disable=SC2086 # the step and its options
 		if ! ARCH=$arch "$TOP"/scripts/$step; then
@@ -56,10 +56,11 @@ test_arch() {
 	info "$arch: guest tested in $((SECONDS - start)) s"
 }
 
-# Every arch is built first (each build uses every CPU), then the guests
-# run side by side: an emulated guest keeps about one host CPU busy
-# (x86_64's TCG runs both vCPUs in one thread, config/arch/x86_64.conf),
-# so two of them on two CPUs take little longer than the slower one alone.
+# Every arch is built first (each build uses every CPU); then its two
+# guests (harness/test-vm.sh: the kselftests, the guest suites) and the
+# host suites run side by side: an emulated guest keeps about one host CPU
+# busy (x86_64's TCG runs both vCPUs in one thread, config/arch/x86_64.conf),
+# so the run takes about as long as its longest guest.
 built=()
 for arch in "${arches[@]}"; do
 	info "$arch: build the kernel, kselftests and guest programs"
@@ -67,43 +68,67 @@ for arch in "${arches[@]}"; do
 		built+=("$arch")
 	fi
 done
+
+# Host suites, found by convention (tests/NAME/run.sh); some check what
+# the arches' builds installed (the UAPI headers), so they run after them.
+# Those whose run.sh says "# make check: after the guests" read what the
+# guests left; the rest, and the lint, run while the guests do.
+export CHECK_ARCHES="${arches[*]}"
+host_suite() { # run.sh
+	local name
+	name=$(basename "$(dirname "$1")")
+	info "host suite: tests/$name"
+	if ! "$1" >"$RESULTS_DIR/host/$name.ktap"; then
+		stage_failed "$RESULTS_DIR/host/$name-run.ktap" "host: tests/$name/run.sh" "exited non-zero"
+	fi
+}
+beside_guests=() after_guests=()
+for suite in "$TOP"/tests/*/run.sh; do
+	if grep -qx '# make check: after the guests.*' "$suite"; then
+		after_guests+=("$suite")
+	else
+		beside_guests+=("$suite")
+	fi
+done
+host_beside_guests() {
+	local suite start=$SECONDS
+	for suite in "${beside_guests[@]}"; do
+		host_suite "$suite"
+	done
+	info "lint: checkpatch --strict on the series, shellcheck on the scripts"
+	"$TOP/scripts/lint.sh" >"$RESULTS_DIR/host/lint.ktap" ||
+		stage_failed "$RESULTS_DIR/host/lint-run.ktap" "host: scripts/lint.sh" "exited non-zero"
+	info "host suites beside the guests done in $((SECONDS - start)) s"
+}
+
 pids=()
 for arch in "${built[@]}"; do
 	info "$arch: boot and test"
 	test_arch "$arch" &
 	pids+=($!)
 done
+host_beside_guests &
+pids+=($!)
 for pid in "${pids[@]}"; do
 	wait "$pid"
 done
 info "guests done; make check took $SECONDS s so far"
-
-# Host suites, found by convention; some check what the arches' builds
-# installed (the UAPI headers), so they run after them.
-export CHECK_ARCHES="${arches[*]}"
-for suite in "$TOP"/tests/*/run.sh; do
-	name=$(basename "$(dirname "$suite")")
-	info "host suite: tests/$name"
-	if ! "$suite" >"$RESULTS_DIR/host/$name.ktap"; then
-		stage_failed "$RESULTS_DIR/host/$name-run.ktap" "host: tests/$name/run.sh" "exited non-zero"
-	fi
+for suite in "${after_guests[@]}"; do
+	host_suite "$suite"
 done
-info "lint: checkpatch --strict on the series, shellcheck on the scripts"
-"$TOP/scripts/lint.sh" >"$RESULTS_DIR/host/lint.ktap" ||
-	stage_failed "$RESULTS_DIR/host/lint-run.ktap" "host: scripts/lint.sh" "exited non-zero"
-
 info "host suites and lint done; make check took $SECONDS s"
 summary_args=(-l host "$RESULTS_DIR"/host/*.ktap)
 for arch in "${arches[@]}"; do
 	summary_args+=(-l "$arch" "$RESULTS_DIR/$arch"/*.ktap)
 done
 for arch in "${arches[@]}"; do
-	splat=$BUILD_DIR/$arch/vm/splat.txt
-	[ -f "$splat" ] || continue
-	echo
-	echo "First kernel splat on $arch (the rest is in $BUILD_DIR/$arch/vm/console.log):"
-	cat "$splat"
+	for vm in "$BUILD_DIR/$arch/vm" "$BUILD_DIR/$arch/vm-suites"; do
+		[ -f "$vm/splat.txt" ] || continue
+		echo
+		echo "First kernel splat on $arch (the rest is in $vm/console.log):"
+		cat "$vm/splat.txt"
+	done
 done
 echo
-echo "Results (KTAP in $RESULTS_DIR/, guest consoles in $BUILD_DIR/<arch>/vm/console.log):"
+echo "Results (KTAP in $RESULTS_DIR/, guest consoles in $BUILD_DIR/<arch>/vm{,-suites}/console.log):"
 exec "$KTAP_SUMMARY" "${summary_args[@]}"

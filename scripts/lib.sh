@@ -62,8 +62,11 @@ MODULES_DIR=mod-install         # below $OBJ: the kernel's modules, installed
 BIN_DIR=$ARCH_BUILD/bin         # the demo and benchmarks, built for ARCH
 # Console log and results of the last boot of the flavor's kernel: the
 # tests' in vm/, a benchmark's apart (make bench may run during a check).
+# VM_PART names a guest that runs beside the one in vm/ (the test run's
+# guest suites: vm-suites/).
 VM_DIR=$ARCH_BUILD/vm
 [ "$KERNEL_FLAVOR" = test ] || VM_DIR=$ARCH_BUILD/vm-$KERNEL_FLAVOR
+[ -z "${VM_PART:-}" ] || VM_DIR=$VM_DIR-$VM_PART
 RESULTS_DIR=$BUILD_DIR/results  # KTAP files summarised by `make check`
 PATCH_DIR=$TOP/patches
 SERIES=$PATCH_DIR/series

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# make check: after the guests (it reads their recordings)
 # The series' tools/perf patches, on the host.  Builds two perfs with only
 # the Debian build dependencies `make deps` installs and none of the
 # optional libraries: the tree's (into $BUILD_DIR/<host arch>/perf, where
@@ -164,7 +165,7 @@ resolved_by_perfs() {
 
 # check_recording ARCH: the per_arch results for ARCH's recordings.
 check_recording() {
-	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm/results/perf-kcore
+	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm-suites/results/perf-kcore
 	local name="perf --kcore ($1)" perf bin n segs unmapped empty overlaps disagree
 	local maps counts pokes failed kcore=$data/pokes.data/kcore_dir/kcore file
 	local -A perfs=([old]=$old/perf [ours]=$ours/perf)
@@ -235,7 +236,7 @@ check_recording() {
 # the guest, by 6.1.192's and by the tree's, against the kallsyms read
 # while the module and the BPF program were loaded.
 check_modbpf() {
-	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm/results/perf-kcore
+	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm-suites/results/perf-kcore
 	local name="perf --kcore ($1), module and BPF samples" label file
 	for file in modbpf.data modbpf.kallsyms modbpf.data.script; do
 		[ -e "$data/$file" ] || break
