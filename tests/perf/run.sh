@@ -44,8 +44,9 @@ poke_failure_re='Failed to (find kernel text poke address map|write kernel text 
 build_perf() {
 	local log
 	mkdir -p "$2"
-	# For the host: not the ARCH `make check ARCH=arm64` exports.
-	if ! log=$(env -u ARCH nice make -s -C "$1/tools/perf" O="$2" "${PERF_MAKE_FLAGS[@]}" \
+	# For the host: not the ARCH `make check ARCH=arm64` exports, nor the
+	# one make passes down in MAKEFLAGS.
+	if ! log=$(env -u ARCH -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS nice make -s -C "$1/tools/perf" O="$2" "${PERF_MAKE_FLAGS[@]}" \
 		-j"$(nproc_jobs)" 2>&1); then
 		printf '%s\n' "$log" | grep -E 'error|Error' | tail -n 20 | ktap_diag
 		return 1
