@@ -6,7 +6,7 @@
 #   test-vm.sh OUT_DIR
 # Two guests run side by side, one for the kselftests ($VM_DIR) and one
 # for the guest suites ($VM_DIR-suites): each keeps about one host CPU
-# busy, and the kselftests alone take as long as both did in one guest.
+# busy, and the pair takes about as long as the kselftests' guest alone.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 # shellcheck source=../scripts/ktap.sh
