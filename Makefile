@@ -26,7 +26,7 @@ help:
 	@echo 'make selftests     build and install the kselftests the guest runs'
 	@echo 'make rootfs        the Debian root of an arch that cannot boot the host'\''s'
 	@echo 'make host-test     the host suites that need no kernel: $(HOST_SUITES)'
-	@echo 'make vm-test       boot the built kernel and run the kselftests'
+	@echo 'make vm-test       boot the built kernel: kselftests and guest suites, two guests'
 	@echo 'make shell / demo  boot the built kernel into a shell / the demo'
 	@echo 'make bench         run the benchmarks in the guest, print their figures'
 	@echo 'make lint          checkpatch --strict on the series, shellcheck on the scripts'
