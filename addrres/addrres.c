@@ -412,7 +412,12 @@ static void ksym__print_json_fields(const struct addrres_ksym *sym)
 		json_str(sym->object);
 	else
 		fputs("null", stdout);
-	printf(",\"loaded_module\":%s", sym->loaded_module ? "true" : "false");
+	printf(",\"loaded_module\":%s,", sym->loaded_module ? "true" : "false");
+	/* kallmodsyms gives sizes, kallsyms none */
+	if (sym->has_size)
+		json_hex("size", sym->size);
+	else
+		fputs("\"size\":null", stdout);
 }
 
 static int cmd_kaddr(int argc, char **argv)

@@ -139,6 +139,10 @@ struct addrres_ksyms_opts {
  * @type: its type letter, as in nm(1): 'T' and 't' for text, and so on;
  *	'?' for a loaded module's symbol of a section the kernel does not
  *	classify.
+ * @size: its size in bytes, as kallmodsyms shows it (for the kernel image
+ *	the st_size of its ELF symbol, 0 for labels), if @has_size.
+ * @has_size: true if the file gave the size: kallmodsyms does, kallsyms
+ *	does not.
  * @loaded_module: true if the symbol is not in the kernel image but in a
  *	loaded module, or in code that the kernel made at run time and
  *	shows as a pseudo-module: "[bpf]" (BPF programs) and names starting
@@ -157,6 +161,8 @@ struct addrres_ksym {
 	const char *object;
 	char type;
 	bool loaded_module;
+	uint64_t size;
+	bool has_size;
 };
 
 /* An opened, read-only set of kernel symbols. */
@@ -171,8 +177,9 @@ struct addrres_ksyms;
  * Reads the kallmodsyms file or, if it does not exist (ENOENT), the
  * kallsyms file (unless &addrres_ksyms_opts.source asks for one of them);
  * addrres_ksyms__source() says which.  Lines may be of any
- * length.  Each line must be "ADDRESS TYPE NAME", optionally followed by
- * a tab and an annotation:
+ * length.  Each line must be "ADDRESS SIZE TYPE NAME" in kallmodsyms,
+ * "ADDRESS TYPE NAME" in kallsyms, optionally followed by a tab and an
+ * annotation:
  *
  *  - in kallmodsyms, "[module]" ... then optionally " {object}", or
  *    "{object}" alone (the grammar of Documentation/filesystems/proc.rst,
@@ -180,7 +187,7 @@ struct addrres_ksyms;
  *  - in kallsyms, a single "[module]" only: anything else there is an
  *    error.
  *
- * ADDRESS is 1 to 16 hex digits, TYPE one letter or '?' (a loaded
+ * ADDRESS and SIZE are 1 to 16 hex digits, TYPE one letter or '?' (a loaded
  * module's symbol in a section the kernel cannot classify), NAME has no
  * space or control character and does not start with '[', '{' or '='
  * (so that addrres_ksym__format() of a symbol is a query that finds it).

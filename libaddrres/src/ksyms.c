@@ -6,7 +6,7 @@
  * too long, and each line is checked against the grammar of kallmodsyms
  * (Documentation/filesystems/proc.rst of the patched kernel):
  *
- *   line        = address " " type " " name [ "\t" annotation ] "\n"
+ *   line        = address " " size " " type " " name [ "\t" annotation ] "\n"
  *   annotation  = modules [ " " object ] | object
  *   modules     = "[" module "]" *( " [" module "]" )
  *   object      = "{" path "}"
@@ -221,8 +221,8 @@ static const char *const *intern_modules(struct parser *p, const struct annotati
 	return mods;
 }
 
-static int add_symbol(struct parser *p, uint64_t addr, char type, const char *name,
-		      size_t name_len, const struct annotation *an)
+static int add_symbol(struct parser *p, uint64_t addr, const uint64_t *size, char type,
+		      const char *name, size_t name_len, const struct annotation *an)
 {
 	struct addrres_ksyms *ks = p->ks;
 	struct addrres_ksym *sym;
@@ -247,6 +247,10 @@ static int add_symbol(struct parser *p, uint64_t addr, char type, const char *na
 	sym = &ks->syms[ks->nr];
 	memset(sym, 0, sizeof(*sym));
 	sym->addr = addr;
+	if (size) {
+		sym->size = *size;
+		sym->has_size = true;
+	}
 	sym->type = type;
 	sym->name = libaddrres_arena_strndup(&ks->arena, name, name_len);
 	if (!sym->name)
@@ -270,8 +274,9 @@ static int parse_line(struct parser *p, const char *line, size_t len)
 {
 	struct annotation an = { 0 };
 	const char *s = line, *end, *name;
-	uint64_t addr = 0;
+	uint64_t addr = 0, size = 0;
 	size_t digits = 0;
+	bool sized = p->ks->source == ADDRRES_KSYMS_SOURCE_KALLMODSYMS;
 	char type, cb[8];
 	int err;
 
@@ -296,7 +301,24 @@ static int parse_line(struct parser *p, const char *line, size_t len)
 		return parse_error(p, "expected a space after the address, found %s",
 				   show_char(*s, cb));
 	if (++s == end)
-		return parse_error(p, "missing symbol type after the address");
+		return parse_error(p, "missing %s after the address", sized ? "size" : "symbol type");
+	/* kallmodsyms has the symbol's size (hex) between address and type. */
+	if (sized) {
+		for (digits = 0; s < end && hexval(*s) >= 0; s++) {
+			if (++digits > 16)
+				return parse_error(p, "size of more than 16 hex digits");
+			size = size << 4 | (uint64_t)hexval(*s);
+		}
+		if (!digits)
+			return parse_error(p, "expected a hex size after the address, found %s",
+					   show_char(*s, cb));
+		if (s == end || (*s == ' ' && s + 1 == end))
+			return parse_error(p, "missing symbol type after the size");
+		if (*s != ' ')
+			return parse_error(p, "expected a space after the size, found %s",
+					   show_char(*s, cb));
+		s++;
+	}
 	/*
 	 * A letter, or '?': the kernel's type of a loaded module's symbol in
 	 * a section it cannot classify (as nm(1) shows such a symbol).
@@ -333,7 +355,7 @@ static int parse_line(struct parser *p, const char *line, size_t len)
 		if (p->ks->source == ADDRRES_KSYMS_SOURCE_KALLSYMS && (an.nr_mods != 1 || an.obj))
 			return parse_error(p, "a kallsyms annotation is a single \"[module]\"");
 	}
-	return add_symbol(p, addr, type, name, s - name, &an);
+	return add_symbol(p, addr, sized ? &size : NULL, type, name, s - name, &an);
 }
 
 static int parse_file(struct parser *p, FILE *f)

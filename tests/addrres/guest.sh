@@ -51,24 +51,26 @@ compare() {
 
 # Text symbols whose address no other line of FILE has, every 97th: what
 # `kaddr` must print for each, from the line itself (the tab before the
-# annotation becomes a space).
-expected_kaddr() { # FILE -> "ADDR<tab>expected line"
-	gawk -F'\t' '
+# annotation becomes a space).  SIZED is 1 for kallmodsyms, whose lines
+# have a size column between address and type.
+expected_kaddr() { # FILE SIZED -> "ADDR<tab>expected line"
+	gawk -F'\t' -v sized="$2" '
 		{ split($1, f, " "); n[f[1]]++; line[NR] = $0 }
 		END {
 			for (i = 1; i <= NR; i++) {
 				split(line[i], p, "\t"); split(p[1], f, " ")
-				if (n[f[1]] != 1 || f[2] !~ /^[tT]$/ || i % 97) continue
+				if (n[f[1]] != 1 || f[2 + sized] !~ /^[tT]$/ || i % 97) continue
 				addr = f[1]; sub(/^0+/, "", addr)
-				printf "%s\t0x%s %s+0x0%s\n", f[1], addr, f[3], p[2] == "" ? "" : " " p[2]
+				printf "%s\t0x%s %s+0x0%s\n", f[1], addr, f[3 + sized],
+					p[2] == "" ? "" : " " p[2]
 			}
 		}' "$1"
 }
 
-check_kaddr() { # NAME FILE [OPTION...]
-	local name=$1 file=$2 rc=0
-	shift 2
-	expected_kaddr "$file" >"$work/expected"
+check_kaddr() { # NAME FILE SIZED [OPTION...]
+	local name=$1 file=$2 sized=$3 rc=0
+	shift 3
+	expected_kaddr "$file" "$sized" >"$work/expected"
 	cut -f1 "$work/expected" >"$work/addrs"
 	cut -f2 "$work/expected" >"$work/want"
 	if [ ! -s "$work/want" ]; then
@@ -80,16 +82,17 @@ check_kaddr() { # NAME FILE [OPTION...]
 }
 
 check_kaddr "kaddr: symbols, built-in modules and objects as /proc/kallmodsyms has them" \
-	/proc/kallmodsyms --source=kallmodsyms
+	/proc/kallmodsyms 1 --source=kallmodsyms
 check_kaddr "kaddr --source=kallsyms (the fallback, forced): names as /proc/kallsyms has them" \
-	/proc/kallsyms --source=kallsyms
+	/proc/kallsyms 0 --source=kallsyms
 kernel_addr=$(head -n 1 "$work/addrs")
 
 # A name that kallmodsyms shows more than once, every time as a text
 # symbol with an annotation of its own.
 name="addrres (guest): kname: an ambiguous name lists every symbol and exits 1; each annotation picks one"
-gawk -F'\t' '{ split($1, f, " "); s = f[3]; n[s]++ }
-	f[2] ~ /^[tT]$/ && $2 != "" && !((s, $2) in seen) { seen[s, $2]; good[s]++ }
+# (kallmodsyms: address, size, type, name)
+gawk -F'\t' '{ split($1, f, " "); s = f[4]; n[s]++ }
+	f[3] ~ /^[tT]$/ && $2 != "" && !((s, $2) in seen) { seen[s, $2]; good[s]++ }
 	END { for (s in n) if (n[s] > 1 && good[s] == n[s]) { print s; exit } }' \
 	/proc/kallmodsyms >"$work/dup"
 dup=$(cat "$work/dup")
@@ -98,9 +101,9 @@ if [ -z "$dup" ]; then
 else
 	rc=0
 	"$cli" -q kname "$dup" >"$work/got" 2>"$work/err" || rc=$?
-	gawk -F'\t' -v s="$dup" '{ split($1, f, " ") } f[3] == s {
+	gawk -F'\t' -v s="$dup" '{ split($1, f, " ") } f[4] == s {
 		addr = f[1]; sub(/^0+/, "", addr)
-		printf "0x%s %s %s%s\n", addr, f[2], f[3], $2 == "" ? "" : " " $2 }' \
+		printf "0x%s %s %s%s\n", addr, f[3], f[4], $2 == "" ? "" : " " $2 }' \
 		/proc/kallmodsyms >"$work/want"
 	problems=
 	[ "$rc" = 1 ] || problems="bare \"$dup\": exit code $rc, want 1"

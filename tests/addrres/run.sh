@@ -87,7 +87,7 @@ input=
 expect "kaddr: 17 hex digits are malformed" 3 "" 'argument 1: malformed address' \
 	kaddr "${ksyms[@]}" 0x1ffffffff81000c00
 expect "kaddr: JSON Lines" 1 \
-	'{"address":"0xffffffff81000310","symbol":"uncore_msr_box_offset","type":"t","modules":["intel_uncore"],"object":"uncore.o","loaded_module":false,"offset":"0x10"}
+	'{"address":"0xffffffff81000310","symbol":"uncore_msr_box_offset","type":"t","modules":["intel_uncore"],"object":"uncore.o","loaded_module":false,"size":"0x80","offset":"0x10"}
 {"address":"0x10","symbol":null}' "" \
 	kaddr --json "${ksyms[@]}" ffffffff81000310 10
 expect "kname: a qualified name, one match" 0 \

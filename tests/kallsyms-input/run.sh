@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# scripts/kallsyms of the patched tree on malformed CONFIG_KALLMODSYMS
-# input (a link map, modules.builtin.objs): the build must stop with a
-# message naming the file and line.  Each case is a link map, a
-# modules.builtin.objs and the message expected, written below; the
-# kallsyms tables made from good input are checked in the guest
-# (tools/testing/selftests/kallmodsyms).  Prints KTAP.
+# scripts/kallsyms of the patched tree on unusual and malformed
+# CONFIG_KALLMODSYMS input (a link map, modules.builtin.objs, the symbol
+# sizes nm -S lists), and the modules.builtin.objs rule of
+# scripts/Makefile.vmlinux_o on an empty top-level built-in.objs.  No
+# input stops the build: a problem costs annotations (or sizes), with a
+# warning naming the file, the line and what was left out.  Each case
+# changes the good input below, and names the warning expected (or none)
+# and what the tables must still hold; the tables made from a real build
+# are checked in the guest (tools/testing/selftests/kallmodsyms).  Prints
+# KTAP.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 # shellcheck source=../../scripts/ktap.sh
@@ -15,15 +19,25 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 
 # Symbols as nm prints them, and the map of a link of two objects.
-cat >syms <<'SYMS'
-ffffffff81000000 T _text
-ffffffff81000000 T one
-ffffffff81000010 t helper
-ffffffff81000020 T two
-ffffffff81000030 t helper
-SYMS
+good_syms() {
+	printf '%s\n' 'ffffffff81000000 T _text' \
+		'ffffffff81000000 T one' \
+		'ffffffff81000010 t helper' \
+		'ffffffff81000020 T two' \
+		'ffffffff81000030 t helper'
+}
+# nm -S of the same link: no size column for a symbol of size 0.
+good_sizes() {
+	printf '%s\n' 'ffffffff81000000 T _text' \
+		'ffffffff81000000 0000000000000010 T one' \
+		'ffffffff81000010 0000000000000008 t helper' \
+		'ffffffff81000020 0000000000000010 T two' \
+		'ffffffff81000030 0000000000000010 t helper'
+}
 good_map() {
 	printf '%s\n' 'Archive member included to satisfy reference by file (symbol)' '' \
+		'Discarded input sections' '' \
+		' .text.unused   0x0000000000000000       0x10 drivers/a/dropped.o' '' \
 		'Linker script and memory map' '' \
 		'.text           0xffffffff81000000       0x40' \
 		' .text          0xffffffff81000000       0x20 drivers/a/one.o' \
@@ -31,8 +45,73 @@ good_map() {
 		'                0xffffffff81000020       0x20 drivers/b/two.o'
 }
 
+# The NUL-terminated strings of table LABEL of out.S, comma-separated.
+table_strings() {
+	awk -v label="$1:" '
+		$0 == label { on = 1; next }
+		on && /^\t\.byte\t/ {
+			sub(/^\t\.byte\t/, ""); n = split($0, b, ", ")
+			for (i = 1; i <= n; i++) {
+				c = strtonum(b[i])
+				if (c) s = s sprintf("%c", c); else { out = out sep s; sep = ","; s = "" }
+			}
+			next
+		}
+		on { exit }
+		END { print out }' out.S
+}
+
+# The bytes of table LABEL of out.S.
+table_size() {
+	awk -v label="$1:" '
+		$0 == label { on = 1; next }
+		on && /^\t\.byte\t/ { n += split($0, b, ", "); next }
+		on { exit }
+		END { print n + 0 }' out.S
+}
+
+# The checks of the tables a case may name: each returns 0 if they hold.
+two_objects_named() { # the helpers of one.o and two.o need their names
+	local names
+	names=$(table_strings kallmodsyms_object_names)
+	[ "$names" = one,two ] || [ "$names" = two,one ]
+}
+nothing_annotated() {
+	[ -z "$(table_strings kallmodsyms_object_names)" ] &&
+		[ -z "$(table_strings kallmodsyms_module_names)" ]
+}
+modules_are() { # LIST
+	[ "$(table_strings kallmodsyms_module_names)" = "$1" ]
+}
+module_count_is() { # N
+	[ "$(table_strings kallmodsyms_module_names | tr , '\n' | wc -l)" = "$1" ]
+}
+object_names_over_64k() { # N distinct names, more than 64 KiB of them
+	[ "$(table_size kallmodsyms_object_names)" -gt 65536 ] &&
+		[ "$(table_strings kallmodsyms_object_names | tr , '\n' | sort -u | wc -l)" = "$1" ]
+}
+
+# A name in N objects of long names: their names take more than 64 KiB,
+# as KASAN's constructors do on a big configuration.
+many_objects() { # N
+	awk -v n="$1" 'BEGIN {
+		print "ffffffff81000000 T _text" >"syms"
+		print "ffffffff81000000 T _text" >"sizes"
+		print "Linker script and memory map\n" >"link.map"
+		printf ".text           0xffffffff81000000 %#x\n", n * 16 >"link.map"
+		for (i = 0; i < n; i++) {
+			a = sprintf("ffffffff81%06x", i * 16)
+			printf "%s t _sub_I_65535_1\n", a >"syms"
+			printf "%s 0000000000000010 t _sub_I_65535_1\n", a >"sizes"
+			printf " .text          0x%s       0x10 drivers/a_directory/an_object_of_a_long_name_%05d.o\n", a, i >"link.map"
+		}
+	}'
+}
+
 cases=(good bad-map-line map-without-address not-a-map bad-objs-line
-	unknown-object object-twice too-many-modules)
+	unknown-object gc-discarded-object object-twice many-modules
+	many-object-names label-named-like-a-function provide-label
+	bad-sizes-line empty-builtin-objs)
 ktap_plan ${#cases[@]}
 
 if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
@@ -43,58 +122,102 @@ if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
 fi
 "$HOST_CC" -std=gnu11 -O1 -g "${CFLAGS_SANITIZE[@]}" -o kallsyms "$TREE/scripts/kallsyms.c"
 
+# The modules.builtin.objs rule's awk program, as Makefile.vmlinux_o has it.
+builtin_objs_awk() {
+	sed -n '/^ *cmd_modules_builtin_objs = \\$/,/modules.builtin > \$@/p' \
+		"$TREE/scripts/Makefile.vmlinux_o" |
+		sed -e '1d' -e '$d' -e "s/.*\\\$(AWK) '//" -e "s/'[^']*\$//" -e 's/\\$//' -e 's/\$\$/$/g'
+}
+
 for c in "${cases[@]}"; do
+	name="kallsyms input: $c"
 	good_map >link.map
-	echo 'drivers/b/two.o:' >builtin.objs
-	want=""
+	good_syms >syms
+	good_sizes >sizes
+	: >builtin.objs
+	want=""                   # the first line of the warnings, or none
+	check=(two_objects_named)   # what the tables must hold
 	case $c in
-	good) : >builtin.objs ;;
+	good) ;;
 	bad-map-line)
 		sed -i 's/0xffffffff81000000       0x20/0xffffffff81000000 size/' link.map
-		want="kallsyms: link.map:6: expected \" section address size file\", found \" .text          0xffffffff81000000 size drivers/a/one.o\"" ;;
+		want="kallsyms: link.map:10: expected \" section address size file\", found \" .text          0xffffffff81000000 size drivers/a/one.o\": no text symbol annotated"
+		check=(nothing_annotated) ;;
 	map-without-address)
 		sed -i '$d' link.map
-		want="kallsyms: link.map:7: input section .text.a_name_too_long_for_its_column has no address" ;;
+		want="kallsyms: link.map:11: input section .text.a_name_too_long_for_its_column has no address: no text symbol annotated"
+		check=(nothing_annotated) ;;
 	not-a-map)
 		echo 'drivers/a/one.o' >link.map
-		want="kallsyms: link.map:1: not a GNU ld map (no memory map section)" ;;
+		want="kallsyms: link.map:1: not a GNU ld map (no memory map section): no text symbol annotated"
+		check=(nothing_annotated) ;;
 	bad-objs-line)
 		printf 'drivers/b/two.o:\ndrivers/a/one.c: drivers/a/one.o\n' >builtin.objs
-		want="kallsyms: builtin.objs:2: expected \"dir/module.o: objects\"" ;;
+		want="kallsyms: builtin.objs:2: expected \"dir/module.o: objects\": line left out"
+		check=(modules_are two) ;;
 	unknown-object)
 		printf 'drivers/b/two.o:\ndrivers/a/mod.o: drivers/a/one.o drivers/a/gone.o\n' >builtin.objs
-		want="kallsyms: builtin.objs:2: drivers/a/gone.o is not in the link map link.map" ;;
+		want="kallsyms: builtin.objs:2: drivers/a/gone.o is not in the link map link.map: not annotated with [mod]"
+		check=(modules_are "two,mod") ;;
+	gc-discarded-object)
+		# --gc-sections kept nothing of dropped.o: nothing to say.
+		printf 'drivers/a/mod.o: drivers/a/one.o drivers/a/dropped.o\n' >builtin.objs
+		check=(modules_are mod) ;;
 	object-twice)
+		# fs/nfsd/Makefile lists blocklayout.o twice; kbuild allows it.
 		echo 'drivers/a/mod.o: drivers/a/one.o drivers/a/one.o' >builtin.objs
-		want="kallsyms: builtin.objs:1: drivers/a/one.o is listed twice" ;;
-	too-many-modules)
-		# One object shared by more modules than a module set holds.
-		awk 'BEGIN { for (i = 1; i <= 65535; i++) printf "m/m%d.o: drivers/a/one.o\n", i }' >builtin.objs
-		want="kallsyms: builtin.objs:65535: drivers/a/one.o is in more built-in modules than a module set holds (65534)" ;;
+		check=(modules_are mod) ;;
+	many-modules)
+		# One object in more modules than 16 bits count.
+		awk 'BEGIN { for (i = 1; i <= 70000; i++) printf "m/m%d.o: drivers/a/one.o\n", i }' >builtin.objs
+		check=(module_count_is 70000) ;;
+	many-object-names)
+		many_objects 5000
+		: >builtin.objs
+		check=(object_names_over_64k 5000) ;;
+	label-named-like-a-function)
+		# A linker script label "helper" elsewhere: both helpers keep
+		# their objects.
+		sed -i '$a\                0xffffffff81000040                helper = .' link.map ;;
+	provide-label)
+		# A label PROVIDEd at the end of one.o's section is no symbol
+		# of two.o (were it, two.o would have two "helper"s).
+		printf '%s\n' 'ffffffff81000020 t helper' >>syms
+		printf '%s\n' 'ffffffff81000020 t helper' >>sizes
+		sort -o syms syms
+		sed -i '/drivers\/a\/one.o$/a\                0xffffffff81000020                PROVIDE (helper = .)' link.map ;;
+	bad-sizes-line)
+		sed -i '3s/.*/ffffffff81000010 t/' sizes
+		want="kallsyms: sizes:3: expected \"address [size] type name\": sizes from here on not read" ;;
+	empty-builtin-objs)
+		# No composite object anywhere: every module is a single object.
+		: >built-in.objs
+		printf 'kernel/drivers/a/one.ko\nkernel/drivers/b/two.ko\n' >modules.builtin
+		rc=0
+		awk "$(builtin_objs_awk)" built-in.objs modules.builtin >out 2>err || rc=$?
+		if [ "$rc" = 0 ] && [ "$(cat out)" = "$(printf 'drivers/a/one.o:\ndrivers/b/two.o:')" ]; then
+			ktap_result ok "$name"
+		else
+			{ cat err; cat out; } | head -n 5 | ktap_diag
+			ktap_result fail "$name" "exit $rc; wanted a line per module of modules.builtin"
+		fi
+		continue ;;
 	esac
 
 	rc=0
-	./kallsyms --all-symbols --link-map=link.map --builtin-objs=builtin.objs syms \
-		>out.S 2>err || rc=$?
-	name="kallsyms input: $c"
-	if [ -z "$want" ]; then
-		# Both helpers, of no module, need their object's name.
-		# kallmodsyms_object_names: "one\0two\0" (without ".o"), in
-		# either order.
-		names=$(sed -n '/^kallmodsyms_object_names:/,/^$/p' out.S |
-			sed -n 's/^\t\.byte\t//p' | tr -d ' ')
-		if [ "$rc" = 0 ] && [ ! -s err ] &&
-			{ [ "$names" = 0x6f,0x6e,0x65,0x00,0x74,0x77,0x6f,0x00 ] ||
-			  [ "$names" = 0x74,0x77,0x6f,0x00,0x6f,0x6e,0x65,0x00 ]; }; then
-			ktap_result ok "$name"
-		else
-			head -n 5 err | ktap_diag
-			ktap_result fail "$name" "exit $rc, or not two object names in the tables"
-		fi
-	elif [ "$rc" != 0 ] && [ "$(head -n 1 err)" = "$want" ]; then
-		ktap_result ok "$name"
-	else
+	./kallsyms --all-symbols --link-map=link.map --builtin-objs=builtin.objs \
+		--symbol-sizes=sizes syms >out.S 2>err || rc=$?
+	if [ "$rc" != 0 ]; then
 		head -n 5 err | ktap_diag
-		ktap_result fail "$name" "exit $rc; wanted the message: $want"
+		ktap_result fail "$name" "exit $rc: the build would stop"
+	elif [ "$(head -n 1 err)" != "$want" ]; then
+		head -n 5 err | ktap_diag
+		ktap_result fail "$name" "wanted ${want:-no warning}"
+	elif ! "${check[@]}"; then
+		echo "object names: $(table_strings kallmodsyms_object_names | cut -c 1-200)" | ktap_diag
+		echo "module names: $(table_strings kallmodsyms_module_names | cut -c 1-200)" | ktap_diag
+		ktap_result fail "$name" "the tables are not as expected: ${check[*]}"
+	else
+		ktap_result ok "$name"
 	fi
 done

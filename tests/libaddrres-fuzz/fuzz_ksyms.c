@@ -67,6 +67,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 struct ref_sym {
 	uint64_t addr;
+	uint64_t size;		/* kallmodsyms only */
 	char type;
 	const char *name;
 	size_t name_len;
@@ -114,7 +115,8 @@ static const char *bracketed(const char *s, const char *end, char open, char clo
 }
 
 /*
- * ADDRESS " " TYPE " " NAME [ "\t" annotation ]: 1-16 hex digits, a
+ * ADDRESS " " [ SIZE " " ] TYPE " " NAME [ "\t" annotation ], SIZE in
+ * kallmodsyms only: ADDRESS and SIZE 1-16 hex digits, a
  * letter or '?', a name of no space or control character, not starting with
  * '[', '{' or '=' (it would not be a query); the annotation
  * "[m]" *(" [m]") [" {o}"] or "{o}", in kallsyms a single "[m]".  A NUL
@@ -132,6 +134,17 @@ static bool ref_line(const char *s, size_t len, bool kallsyms, struct ref_sym *r
 		if (++digits > 16)
 			return false;
 		r->addr = r->addr << 4 | (uint64_t)hexdigit(*p);
+	}
+	if (!digits)
+		return false;
+	if (!kallsyms) {
+		if (p == end || *p++ != ' ')
+			return false;
+		for (digits = 0; p < end && hexdigit(*p) >= 0; p++) {
+			if (++digits > 16)
+				return false;
+			r->size = r->size << 4 | (uint64_t)hexdigit(*p);
+		}
 	}
 	if (!digits || end - p < 4 || p[0] != ' ' || !(letter(p[1]) || p[1] == '?') || p[2] != ' ')
 		return false;
@@ -521,6 +534,10 @@ static void check_set(const struct addrres_ksyms *ks, const char *syms, size_t s
 		CHECK(i < n, "line %zu but only %zu symbols", i + 1, n);
 		CHECK(ref_line(line, len, kallsyms, &r), "line %zu is malformed but was read", i + 1);
 		CHECK(sym && sym->name, "symbol %zu is NULL or nameless", i);
+		CHECK(sym->has_size == !kallsyms && sym->size == r.size,
+		      "symbol %zu: size %llx (%s), want %llx", i,
+		      (unsigned long long)sym->size, sym->has_size ? "given" : "none",
+		      (unsigned long long)r.size);
 		CHECK(sym->addr == r.addr && sym->type == r.type &&
 		      strlen(sym->name) == r.name_len && !memcmp(sym->name, r.name, r.name_len),
 		      "symbol %zu: 0x%llx %c %s differs from its line", i,

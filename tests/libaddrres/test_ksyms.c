@@ -114,6 +114,33 @@ out:
 	addrres_ksyms__free(ks);
 }
 
+/* kallmodsyms gives each symbol's size, zero included; kallsyms none. */
+static void test_sizes(struct test *t, const void *arg)
+{
+	struct addrres_ksyms *ks = NULL;
+	const struct addrres_ksym *s;
+
+	(void)arg;
+	OPEN_KALLMODSYMS(t, ks);
+	s = addrres_ksyms__sym(ks, 5);	/* line 6: ... c0 T __startup_64 */
+	CHECK_STR(t, s->name, "__startup_64");
+	CHECK(t, s->has_size);
+	CHECK_U64(t, s->size, 0xc0);
+	s = addrres_ksyms__sym(ks, 3);	/* line 4: ... 0 T _text */
+	CHECK_STR(t, s->name, "_text");
+	CHECK(t, s->has_size);
+	CHECK_U64(t, s->size, 0);
+	addrres_ksyms__free(ks);
+	ks = NULL;
+	CHECK_ERR(t, open_files(&ks, NULL, "kallsyms", "modules", NULL, 0), 0);
+	s = addrres_ksyms__sym(ks, 5);
+	CHECK_STR(t, s->name, "__startup_64");
+	CHECK(t, !s->has_size);
+	CHECK_U64(t, s->size, 0);
+out:
+	addrres_ksyms__free(ks);
+}
+
 static void test_sym_order(struct test *t, const void *arg)
 {
 	struct addrres_ksyms *ks = NULL;
@@ -126,6 +153,8 @@ static void test_sym_order(struct test *t, const void *arg)
 	CHECK_STR(t, s->name, "cpu_debug_store");
 	CHECK_U64(t, s->addr, 0x1000);
 	CHECK_INT(t, s->type, 'A');
+	CHECK(t, s->has_size);
+	CHECK_U64(t, s->size, 0x40);
 	s = addrres_ksyms__sym(ks, FIXTURE_SYMS - 1);
 	CHECK(t, s != NULL);
 	CHECK_STR(t, s->name, "bpf_prog_6deef7357e7b4530_sd_fw_ingress");
@@ -781,6 +810,7 @@ static const struct corrupt_case corrupt_cases[] = {
 	{ "corrupt-after-object.kallmodsyms", false, 2, "after the object path" },
 	{ "corrupt-space-in-name.kallmodsyms", false, 4, "space in the symbol name" },
 	{ "corrupt-nul.kallmodsyms", false, 2, "NUL byte" },
+	{ "corrupt-no-size.kallmodsyms", false, 2, "expected a hex size after the address, found 'T'" },
 	{ "corrupt-annotated.kallsyms", true, 3, "single \"[module]\"" },
 };
 
@@ -894,12 +924,12 @@ static void test_long_line(struct test *t, const void *arg)
 	file = fopen(path, "w");
 	if (!file)
 		FAIL(t, "%s: %s", path, strerror(errno));
-	fprintf(file, "ffffffff81000000 T _text\n");
-	fprintf(file, "ffffffff81000010 t %s\t", name);
+	fprintf(file, "ffffffff81000000 0 T _text\n");
+	fprintf(file, "ffffffff81000010 10 t %s\t", name);
 	for (int i = 0; i < NR_MODS; i++)
 		fprintf(file, "[m%d] ", i);
 	fprintf(file, "{dir/%s.o}\n", name);
-	fprintf(file, "ffffffff81000020 T _etext\n");
+	fprintf(file, "ffffffff81000020 0 T _etext\n");
 	if (fclose(file))
 		FAIL(t, "%s: %s", path, strerror(errno));
 	{
@@ -1147,6 +1177,7 @@ out:
 
 static struct test tests[64] = {
 	CASE(test_open_kallmodsyms),
+	CASE(test_sizes),
 	CASE(test_sym_order),
 	CASE(test_sym_modules_object),
 	CASE(test_annotations_shared),
