@@ -13,7 +13,7 @@ H := harness
 HOST_SUITES := harness pin ktap-summary
 
 .PHONY: run check deps fetch tree refresh config kernel selftests rootfs \
-	host-test vm-test shell demo bench lint check-series clean help
+	host-test vm-test shell demo bench distro-build lint check-series clean help
 
 help:
 	@echo 'make run           build and boot the patched kernel, show what it adds'
@@ -29,6 +29,8 @@ help:
 	@echo 'make vm-test       boot the built kernel: kselftests and guest suites, two guests'
 	@echo 'make shell / demo  boot the built kernel into a shell / the demo'
 	@echo 'make bench         run the benchmarks in the guest, print their figures'
+	@echo 'make distro-build  kallmodsyms on Debian'\''s own 6.1 config of ARCH: build'
+	@echo '                   vmlinux with and without it, print the figures (hours)'
 	@echo 'make lint          checkpatch --strict on the series, shellcheck on the scripts'
 	@echo 'make check-series  build every patch on its own, W=1 (slow; ARCH=, LAST=N)'
 
@@ -93,6 +95,10 @@ bench: deps
 	@KERNEL_FLAVOR=bench $(H)/run-vm.sh script bench/guest-bench.sh
 	@bench/upstream-bench.sh
 	@bench/host-bench.sh
+
+distro-build: deps
+	@$(S)/make-tree.sh --lenient
+	@$(S)/distro-build.sh
 
 lint: deps
 	@. $(S)/lib.sh && build_ktap_summary && mkdir -p "$$BUILD_DIR/lint" && \

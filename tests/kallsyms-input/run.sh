@@ -141,23 +141,23 @@ for c in "${cases[@]}"; do
 	good) ;;
 	bad-map-line)
 		sed -i 's/0xffffffff81000000       0x20/0xffffffff81000000 size/' link.map
-		want="kallsyms: link.map:10: expected \" section address size file\", found \" .text          0xffffffff81000000 size drivers/a/one.o\": no text symbol annotated"
+		want="kallsyms: link.map:10: warning: expected \" section address size file\", found \" .text          0xffffffff81000000 size drivers/a/one.o\": no text symbol annotated"
 		check=(nothing_annotated) ;;
 	map-without-address)
 		sed -i '$d' link.map
-		want="kallsyms: link.map:11: input section .text.a_name_too_long_for_its_column has no address: no text symbol annotated"
+		want="kallsyms: link.map:11: warning: input section .text.a_name_too_long_for_its_column has no address: no text symbol annotated"
 		check=(nothing_annotated) ;;
 	not-a-map)
 		echo 'drivers/a/one.o' >link.map
-		want="kallsyms: link.map:1: not a GNU ld map (no memory map section): no text symbol annotated"
+		want="kallsyms: link.map:1: warning: not a GNU ld map (no memory map section): no text symbol annotated"
 		check=(nothing_annotated) ;;
 	bad-objs-line)
 		printf 'drivers/b/two.o:\ndrivers/a/one.c: drivers/a/one.o\n' >builtin.objs
-		want="kallsyms: builtin.objs:2: expected \"dir/module.o: objects\": line left out"
+		want="kallsyms: builtin.objs:2: warning: expected \"dir/module.o: objects\": line left out"
 		check=(modules_are two) ;;
 	unknown-object)
 		printf 'drivers/b/two.o:\ndrivers/a/mod.o: drivers/a/one.o drivers/a/gone.o\n' >builtin.objs
-		want="kallsyms: builtin.objs:2: drivers/a/gone.o is not in the link map link.map: not annotated with [mod]"
+		want="kallsyms: builtin.objs:2: warning: drivers/a/gone.o is not in the link map link.map: not annotated with [mod]"
 		check=(modules_are "two,mod") ;;
 	gc-discarded-object)
 		# --gc-sections kept nothing of dropped.o: nothing to say.
@@ -188,7 +188,7 @@ for c in "${cases[@]}"; do
 		sed -i '/drivers\/a\/one.o$/a\                0xffffffff81000020                PROVIDE (helper = .)' link.map ;;
 	bad-sizes-line)
 		sed -i '3s/.*/ffffffff81000010 t/' sizes
-		want="kallsyms: sizes:3: expected \"address [size] type name\": sizes from here on not read" ;;
+		want="kallsyms: sizes:3: warning: expected \"address [size] type name\": sizes from here on not read" ;;
 	empty-builtin-objs)
 		# No composite object anywhere: every module is a single object.
 		: >built-in.objs
