@@ -80,10 +80,14 @@ measure() {
 	# Text names that several symbols share, and those whose
 	# (name, modules, object) still do, from the tables' own view: the
 	# same annotation rules the kernel prints, applied to the build's data.
+	# scripts/kallsyms reports the pairs of text symbols that share name
+	# and object file (no message: none).
 	"$OBJ/scripts/kallsyms" --all-symbols --link-map="${src%.S}.map" \
 		--builtin-objs="$OBJ/modules.builtin.objs" --symbol-sizes="${src%.S}.sizes" \
-		"${src%.S}.syms" 2>&1 >/dev/null |
-		sed -n 's/^kallsyms: \([0-9]*\) pairs of text symbols share name and object file.*/same_object_pairs: \1/p'
+		"${src%.S}.syms" 2>"$work/kallsyms.err" >/dev/null
+	pairs=$(sed -n 's/^kallsyms: \([0-9]*\) pairs of text symbols share name and object file.*/\1/p' \
+		"$work/kallsyms.err")
+	echo "same_object_pairs: ${pairs:-0}"
 	awk '$2 ~ /^[tTW]$/ { n[$3]++ } END { for (s in n) if (n[s] > 1) { names++; syms += n[s] }
 		print "ambiguous_text_names: " names + 0; print "ambiguous_text_symbols: " syms + 0 }' \
 		"${src%.S}.syms"
