@@ -397,7 +397,8 @@ static void ksym__print_annotations(const struct addrres_ksym *sym)
 		printf(" {%s}", sym->object);
 }
 
-static void ksym__print_json_fields(const struct addrres_ksym *sym)
+/* @sized: the set is kallmodsyms', which gives sizes (kallsyms gives none). */
+static void ksym__print_json_fields(const struct addrres_ksym *sym, bool sized)
 {
 	fputs("\"symbol\":", stdout);
 	json_str(sym->name);
@@ -413,8 +414,7 @@ static void ksym__print_json_fields(const struct addrres_ksym *sym)
 	else
 		fputs("null", stdout);
 	printf(",\"loaded_module\":%s,", sym->loaded_module ? "true" : "false");
-	/* kallmodsyms gives sizes, kallsyms none */
-	if (sym->has_size)
+	if (sized)
 		json_hex("size", sym->size);
 	else
 		fputs("\"size\":null", stdout);
@@ -455,7 +455,8 @@ static int cmd_kaddr(int argc, char **argv)
 			json_hex("address", addr);
 			if (!err) {
 				putchar(',');
-				ksym__print_json_fields(sym);
+				ksym__print_json_fields(sym, addrres_ksyms__source(ks) ==
+							ADDRRES_KSYMS_SOURCE_KALLMODSYMS);
 				putchar(',');
 				json_hex("offset", off);
 			} else {
@@ -536,7 +537,8 @@ static int cmd_kname(int argc, char **argv)
 				fputs(i ? ",{" : "{", stdout);
 				json_hex("address", syms[i]->addr);
 				putchar(',');
-				ksym__print_json_fields(syms[i]);
+				ksym__print_json_fields(syms[i], addrres_ksyms__source(ks) ==
+							ADDRRES_KSYMS_SOURCE_KALLMODSYMS);
 				putchar('}');
 			}
 			puts("]}");

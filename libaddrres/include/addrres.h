@@ -140,9 +140,8 @@ struct addrres_ksyms_opts {
  *	'?' for a loaded module's symbol of a section the kernel does not
  *	classify.
  * @size: its size in bytes, as kallmodsyms shows it (for the kernel image
- *	the st_size of its ELF symbol, 0 for labels), if @has_size.
- * @has_size: true if the file gave the size: kallmodsyms does, kallsyms
- *	does not.
+ *	the st_size of its ELF symbol, 0 for labels); 0 when the set was
+ *	read from kallsyms, which gives no sizes (addrres_ksyms__source()).
  * @loaded_module: true if the symbol is not in the kernel image but in a
  *	loaded module, or in code that the kernel made at run time and
  *	shows as a pseudo-module: "[bpf]" (BPF programs) and names starting
@@ -162,7 +161,6 @@ struct addrres_ksym {
 	char type;
 	bool loaded_module;
 	uint64_t size;
-	bool has_size;
 };
 
 /* An opened, read-only set of kernel symbols. */

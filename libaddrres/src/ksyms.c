@@ -247,10 +247,8 @@ static int add_symbol(struct parser *p, uint64_t addr, const uint64_t *size, cha
 	sym = &ks->syms[ks->nr];
 	memset(sym, 0, sizeof(*sym));
 	sym->addr = addr;
-	if (size) {
+	if (size)
 		sym->size = *size;
-		sym->has_size = true;
-	}
 	sym->type = type;
 	sym->name = libaddrres_arena_strndup(&ks->arena, name, name_len);
 	if (!sym->name)

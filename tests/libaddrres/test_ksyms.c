@@ -122,20 +122,19 @@ static void test_sizes(struct test *t, const void *arg)
 
 	(void)arg;
 	OPEN_KALLMODSYMS(t, ks);
+	CHECK_INT(t, addrres_ksyms__source(ks), ADDRRES_KSYMS_SOURCE_KALLMODSYMS);
 	s = addrres_ksyms__sym(ks, 5);	/* line 6: ... c0 T __startup_64 */
 	CHECK_STR(t, s->name, "__startup_64");
-	CHECK(t, s->has_size);
 	CHECK_U64(t, s->size, 0xc0);
 	s = addrres_ksyms__sym(ks, 3);	/* line 4: ... 0 T _text */
 	CHECK_STR(t, s->name, "_text");
-	CHECK(t, s->has_size);
 	CHECK_U64(t, s->size, 0);
 	addrres_ksyms__free(ks);
 	ks = NULL;
 	CHECK_ERR(t, open_files(&ks, NULL, "kallsyms", "modules", NULL, 0), 0);
+	CHECK_INT(t, addrres_ksyms__source(ks), ADDRRES_KSYMS_SOURCE_KALLSYMS);
 	s = addrres_ksyms__sym(ks, 5);
 	CHECK_STR(t, s->name, "__startup_64");
-	CHECK(t, !s->has_size);
 	CHECK_U64(t, s->size, 0);
 out:
 	addrres_ksyms__free(ks);
@@ -153,7 +152,6 @@ static void test_sym_order(struct test *t, const void *arg)
 	CHECK_STR(t, s->name, "cpu_debug_store");
 	CHECK_U64(t, s->addr, 0x1000);
 	CHECK_INT(t, s->type, 'A');
-	CHECK(t, s->has_size);
 	CHECK_U64(t, s->size, 0x40);
 	s = addrres_ksyms__sym(ks, FIXTURE_SYMS - 1);
 	CHECK(t, s != NULL);
