@@ -77,16 +77,11 @@ measure() {
 	sed -n 's|^/\* kallmodsyms: \([0-9]*\) text symbols annotated, \([0-9]*\) runs; sizes \([0-9]*\) bytes.*|annotated_symbols: \1\nruns: \2\nsizes_bytes: \3|p' "$src"
 	echo "builtin_modules: $(wc -l <"$OBJ/modules.builtin.objs")"
 	echo "kallsyms_warnings: $(grep -c '^kallsyms: ' "$OBJ/distro-build-on.log" || true)"
-	# Text names that several symbols share, and those whose
-	# (name, modules, object) still do, from the tables' own view: the
-	# same annotation rules the kernel prints, applied to the build's data.
-	# scripts/kallsyms reports the pairs of text symbols that share name
-	# and object file (no message: none).
-	"$OBJ/scripts/kallsyms" --all-symbols --link-map="${src%.S}.map" \
-		--builtin-objs="$OBJ/modules.builtin.objs" --symbol-sizes="${src%.S}.sizes" \
-		"${src%.S}.syms" 2>"$work/kallsyms.err" >/dev/null
+	# Text names that several symbols share, and pairs of text symbols
+	# whose (name, modules, object) still do: scripts/kallsyms reports
+	# those at each kallsyms step of the build (no message: none).
 	pairs=$(sed -n 's/^kallsyms: \([0-9]*\) pairs of text symbols share name and object file.*/\1/p' \
-		"$work/kallsyms.err")
+		"$OBJ/distro-build-on.log" | tail -n 1)
 	echo "same_object_pairs: ${pairs:-0}"
 	awk '$2 ~ /^[tTW]$/ { n[$3]++ } END { for (s in n) if (n[s] > 1) { names++; syms += n[s] }
 		print "ambiguous_text_names: " names + 0; print "ambiguous_text_symbols: " syms + 0 }' \

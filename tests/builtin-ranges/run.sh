@@ -6,7 +6,8 @@
 # of the build must be the one 6.12's own generator
 # (scripts/generate_builtin_ranges.awk of the pinned linux-source-6.12,
 # config/upstream.conf, run as an oracle, never copied) makes from the same
-# build's modules.builtin and vmlinux.map, and modules_install must have
+# build's modules.builtin, vmlinux.map and vmlinux.o.map (where the final
+# link takes vmlinux.o: x86 IBT), and modules_install must have
 # installed it.  The upstream source is fetched if it is not cached.
 # Prints KTAP.
 set -euo pipefail
@@ -36,11 +37,15 @@ for arch in "${arches[@]}"; do
 	elif [ ! -f "$obj/modules.builtin.ranges" ] || [ ! -f "$obj/vmlinux.map" ]; then
 		ktap_result fail "$name" "no modules.builtin.ranges or vmlinux.map in $obj (make kernel ARCH=$arch; CONFIG_KALLMODSYMS and VMLINUX_MAP)"
 	else
-		# No vmlinux.o.map: the final link of these configurations
-		# sees the objects themselves (KALLMODSYMS excludes the rest).
-		: >"$work/vmlinux.o.map"
+		# vmlinux.o.map: the build writes it where the final link
+		# takes vmlinux.o (x86 IBT); 6.12 reads it only then.
+		o_map=$obj/vmlinux.o.map
+		if [ ! -f "$o_map" ]; then
+			o_map=$work/vmlinux.o.map
+			: >"$o_map"
+		fi
 		rc=0
-		(cd "$obj" && gawk -f "$oracle" modules.builtin vmlinux.map "$work/vmlinux.o.map") \
+		(cd "$obj" && gawk -f "$oracle" modules.builtin vmlinux.map "$o_map") \
 			>"$work/want" 2>"$work/err" || rc=$?
 		if [ "$rc" != 0 ]; then
 			head -n 5 "$work/err" | ktap_diag

@@ -45,6 +45,33 @@ good_map() {
 		'                0xffffffff81000020       0x20 drivers/b/two.o'
 }
 
+# The same link when it takes the prelinked vmlinux.o (x86 IBT): the map
+# of the link places vmlinux.o's sections, vmlinux.o's own map (ld -r)
+# says which objects are where in them.
+prelinked_map() {
+	printf '%s\n' 'Linker script and memory map' '' \
+		'.text           0xffffffff81000000       0x40' \
+		' .text          0xffffffff81000000       0x10 vmlinux.o' \
+		' .text.a_name_too_long_for_its_column' \
+		'                0xffffffff81000010       0x30 vmlinux.o' \
+		'                0xffffffff81000040                _etext = .'
+}
+prelinked_o_map() {
+	printf '%s\n' 'Linker script and memory map' '' 'LOAD vmlinux.a' '' \
+		'.interp' ' *(.interp)' '' \
+		'.text           0x0000000000000000       0x10' \
+		' *(.text .stub)' \
+		' .text          0x0000000000000000       0x10 drivers/a/one.o' \
+		'                0x0000000000000000                one' '' \
+		'.text.a_name_too_long_for_its_column' \
+		'                0x0000000000000000       0x30' \
+		' .text.a_name_too_long_for_its_column' \
+		'                0x0000000000000000       0x10 drivers/a/one.o' \
+		' .text.a_name_too_long_for_its_column' \
+		'                0x0000000000000010       0x20 drivers/b/two.o' \
+		'                0x0000000000000010                two'
+}
+
 # The NUL-terminated strings of table LABEL of out.S, comma-separated.
 table_strings() {
 	awk -v label="$1:" '
@@ -111,7 +138,8 @@ many_objects() { # N
 cases=(good bad-map-line map-without-address not-a-map bad-objs-line
 	unknown-object gc-discarded-object object-twice many-modules
 	many-object-names label-named-like-a-function provide-label
-	bad-sizes-line empty-builtin-objs)
+	bad-sizes-line empty-builtin-objs prelinked-object prelinked-other-size
+	prelinked-section-missing)
 ktap_plan ${#cases[@]}
 
 if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
@@ -137,6 +165,7 @@ for c in "${cases[@]}"; do
 	: >builtin.objs
 	want=""                   # the first line of the warnings, or none
 	check=(two_objects_named)   # what the tables must hold
+	prelinked=()
 	case $c in
 	good) ;;
 	bad-map-line)
@@ -189,6 +218,23 @@ for c in "${cases[@]}"; do
 	bad-sizes-line)
 		sed -i '3s/.*/ffffffff81000010 t/' sizes
 		want="kallsyms: sizes:3: warning: expected \"address [size] type name\": sizes from here on not read" ;;
+	prelinked-object)
+		prelinked_map >link.map
+		prelinked_o_map >vmlinux.o.map
+		prelinked=(--prelinked-map=vmlinux.o=vmlinux.o.map) ;;
+	prelinked-other-size)
+		# objtool or a later step changed the section: nothing guessed.
+		prelinked_map >link.map
+		prelinked_o_map | sed '14s/0x30/0x28/' >vmlinux.o.map
+		prelinked=(--prelinked-map=vmlinux.o=vmlinux.o.map)
+		want="kallsyms: link.map:5: warning: vmlinux.o's section .text.a_name_too_long_for_its_column is 0x30 bytes here but 0x28 in vmlinux.o.map:14: its text symbols left unannotated"
+		check=(nothing_annotated) ;;
+	prelinked-section-missing)
+		prelinked_map >link.map
+		prelinked_o_map | sed '13,$d' >vmlinux.o.map
+		prelinked=(--prelinked-map=vmlinux.o=vmlinux.o.map)
+		want="kallsyms: link.map:5: warning: vmlinux.o's section .text.a_name_too_long_for_its_column is not in vmlinux.o.map: its text symbols left unannotated"
+		check=(nothing_annotated) ;;
 	empty-builtin-objs)
 		# No composite object anywhere: every module is a single object.
 		: >built-in.objs
@@ -206,7 +252,7 @@ for c in "${cases[@]}"; do
 
 	rc=0
 	./kallsyms --all-symbols --link-map=link.map --builtin-objs=builtin.objs \
-		--symbol-sizes=sizes syms >out.S 2>err || rc=$?
+		--symbol-sizes=sizes "${prelinked[@]}" syms >out.S 2>err || rc=$?
 	if [ "$rc" != 0 ]; then
 		head -n 5 err | ktap_diag
 		ktap_result fail "$name" "exit $rc: the build would stop"
