@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/kallsyms of the patched tree on unusual and malformed
-# CONFIG_KALLMODSYMS input (a link map, modules.builtin.objs, the symbol
-# sizes nm -S lists), and the modules.builtin.objs rule of
+# CONFIG_KALLMODSYMS input (a link map, the map of a prelinked object's
+# ld -r link, modules.builtin.objs, the symbol sizes nm -S lists), and the modules.builtin.objs rule of
 # scripts/Makefile.vmlinux_o on an empty top-level built-in.objs.  No
 # input stops the build: a problem costs annotations (or sizes), with a
 # warning naming the file, the line and what was left out.  Each case
@@ -139,7 +139,7 @@ cases=(good bad-map-line map-without-address not-a-map bad-objs-line
 	unknown-object gc-discarded-object object-twice many-modules
 	many-object-names label-named-like-a-function provide-label
 	bad-sizes-line empty-builtin-objs prelinked-object prelinked-other-size
-	prelinked-section-missing)
+	prelinked-section-missing dotdot-path)
 ktap_plan ${#cases[@]}
 
 if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
@@ -235,6 +235,14 @@ for c in "${cases[@]}"; do
 		prelinked=(--prelinked-map=vmlinux.o=vmlinux.o.map)
 		want="kallsyms: link.map:5: warning: vmlinux.o's section .text.a_name_too_long_for_its_column is not in vmlinux.o.map: its text symbols left unannotated"
 		check=(nothing_annotated) ;;
+	dotdot-path)
+		# ld prints the paths it was given: arm64's nVHE links
+		# ../../../lib/memcpy.nvhe.o.  The same object either way.
+		prelinked_map >link.map
+		prelinked_o_map | sed 's|drivers/b/two.o|drivers/a/../b/./two.o|' >vmlinux.o.map
+		prelinked=(--prelinked-map=vmlinux.o=vmlinux.o.map)
+		echo 'drivers/b/mod.o: drivers/b/two.o' >builtin.objs
+		check=(modules_are mod) ;;
 	empty-builtin-objs)
 		# No composite object anywhere: every module is a single object.
 		: >built-in.objs
