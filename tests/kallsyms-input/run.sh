@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/kallsyms of the patched tree on unusual and malformed
 # CONFIG_KALLMODSYMS input (a link map, the map of a prelinked object's
-# ld -r link, modules.builtin.objs, the symbol sizes nm -S lists), and the modules.builtin.objs rule of
-# scripts/Makefile.vmlinux_o on an empty top-level built-in.objs.  No
+# ld -r link, modules.builtin.objs, the symbol sizes nm -S lists), and
+# the modules.builtin.objs rule of scripts/Makefile.vmlinux_o on an empty
+# top-level built-in.objs.  No
 # input stops the build: a problem costs annotations (or sizes), with a
 # warning naming the file, the line and what was left out.  Each case
 # changes the good input below, and names the warning expected (or none)
