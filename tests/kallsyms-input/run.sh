@@ -3,9 +3,9 @@
 # CONFIG_KALLMODSYMS input (a link map, the map of a prelinked object's
 # ld -r link, modules.builtin.objs, the symbol sizes nm -S lists), and
 # the modules.builtin.objs rule of scripts/Makefile.vmlinux_o on an empty
-# top-level built-in.objs.  No
-# input stops the build: a problem costs annotations (or sizes), with a
-# warning naming the file, the line and what was left out.  Each case
+# top-level built-in.objs.  No input stops the build: a problem costs
+# annotations (or sizes), with a warning naming the file, the line and
+# what was left out.  Each case
 # changes the good input below, and names the warning expected (or none)
 # and what the tables must still hold; the tables made from a real build
 # are checked in the guest (tools/testing/selftests/kallmodsyms).  Prints
