@@ -3,9 +3,8 @@
 # configuration of ARCH, built twice: with and without the option.
 #   bench/kallmodsyms-size.sh test        the test kernel's .config
 #                                         (make kernel first)
-#   bench/kallmodsyms-size.sh defconfig   the arch's defconfig, plus what
-#                                         KALLMODSYMS depends on (x86_64:
-#                                         X86_KERNEL_IBT off)
+#   bench/kallmodsyms-size.sh defconfig   the arch's defconfig as it is
+#                                         (x86_64: X86_KERNEL_IBT on)
 # Prints the image sizes (`size`'s text+data+bss of vmlinux, and the
 # compressed boot image), the kallmodsyms tables' sizes, and the time of
 # the final link (link-vmlinux.sh: the kallsyms links and the last one),
@@ -24,8 +23,8 @@ defconfig) base="" ;;
 *) die "usage: $0 test|defconfig" ;;
 esac
 case $ARCH in
-x86_64) image=arch/x86/boot/bzImage defconfig=x86_64_defconfig extra=(--disable X86_KERNEL_IBT) ;;
-arm64) image=arch/arm64/boot/Image.gz defconfig=defconfig extra=() ;;
+x86_64) image=arch/x86/boot/bzImage defconfig=x86_64_defconfig ;;
+arm64) image=arch/arm64/boot/Image.gz defconfig=defconfig ;;
 *) die "no boot image known for $ARCH" ;;
 esac
 kernel_cc=$(kernel_cc)
@@ -43,7 +42,7 @@ configure() {
 	else
 		kmake -s CC="$kernel_cc" "$defconfig" >/dev/null
 	fi
-	"$TREE/scripts/config" --file "$OBJ/.config" "${extra[@]}" \
+	"$TREE/scripts/config" --file "$OBJ/.config" \
 		"--$([ "$1" = on ] && echo enable || echo disable)" KALLMODSYMS
 	kmake -s CC="$kernel_cc" olddefconfig
 	if [ "$1" = on ] && ! grep -qx CONFIG_KALLMODSYMS=y "$OBJ/.config"; then
