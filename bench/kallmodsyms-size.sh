@@ -4,7 +4,8 @@
 #   bench/kallmodsyms-size.sh test        the test kernel's .config
 #                                         (make kernel first)
 #   bench/kallmodsyms-size.sh defconfig   the arch's defconfig as it is
-#                                         (x86_64: X86_KERNEL_IBT on)
+#                                         (x86_64_defconfig leaves
+#                                         X86_KERNEL_IBT off)
 # Prints the image sizes (`size`'s text+data+bss of vmlinux, and the
 # compressed boot image), the kallmodsyms tables' sizes, and the time of
 # the final link (link-vmlinux.sh: the kallsyms links and the last one),
