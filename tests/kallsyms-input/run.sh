@@ -73,6 +73,14 @@ prelinked_o_map() {
 		'                0x0000000000000010                two'
 }
 
+# Make the case a link of the prelinked vmlinux.o, its map edited by the
+# sed script SED (none: as is).
+use_prelinked() { # [SED]
+	prelinked_map >link.map
+	prelinked_o_map | sed "${1:-}" >vmlinux.o.map
+	prelinked=(--prelinked-map=vmlinux.o=vmlinux.o.map)
+}
+
 # The NUL-terminated strings of table LABEL of out.S, comma-separated.
 table_strings() {
 	awk -v label="$1:" '
@@ -220,20 +228,14 @@ for c in "${cases[@]}"; do
 		sed -i '3s/.*/ffffffff81000010 t/' sizes
 		want="kallsyms: sizes:3: warning: expected \"address [size] type name\": sizes from here on not read" ;;
 	prelinked-object)
-		prelinked_map >link.map
-		prelinked_o_map >vmlinux.o.map
-		prelinked=(--prelinked-map=vmlinux.o=vmlinux.o.map) ;;
+		use_prelinked ;;
 	prelinked-other-size)
 		# objtool or a later step changed the section: nothing guessed.
-		prelinked_map >link.map
-		prelinked_o_map | sed '14s/0x30/0x28/' >vmlinux.o.map
-		prelinked=(--prelinked-map=vmlinux.o=vmlinux.o.map)
+		use_prelinked '14s/0x30/0x28/'
 		want="kallsyms: link.map:5: warning: vmlinux.o's section .text.a_name_too_long_for_its_column is 0x30 bytes here but 0x28 in vmlinux.o.map:14: its text symbols left unannotated"
 		check=(nothing_annotated) ;;
 	prelinked-section-missing)
-		prelinked_map >link.map
-		prelinked_o_map | sed '13,$d' >vmlinux.o.map
-		prelinked=(--prelinked-map=vmlinux.o=vmlinux.o.map)
+		use_prelinked 12q
 		want="kallsyms: link.map:5: warning: vmlinux.o's section .text.a_name_too_long_for_its_column is not in vmlinux.o.map: its text symbols left unannotated"
 		check=(nothing_annotated) ;;
 	linker-stubs)
@@ -245,9 +247,7 @@ for c in "${cases[@]}"; do
 	dotdot-path)
 		# ld prints the paths it was given: arm64's nVHE links
 		# ../../../lib/memcpy.nvhe.o.  The same object either way.
-		prelinked_map >link.map
-		prelinked_o_map | sed 's|drivers/b/two.o|drivers/a/../b/./two.o|' >vmlinux.o.map
-		prelinked=(--prelinked-map=vmlinux.o=vmlinux.o.map)
+		use_prelinked 's|drivers/b/two.o|drivers/a/../b/./two.o|'
 		echo 'drivers/b/mod.o: drivers/b/two.o' >builtin.objs
 		check=(modules_are mod) ;;
 	empty-builtin-objs)
