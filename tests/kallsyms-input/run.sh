@@ -127,6 +127,34 @@ object_names_over_64k() { # N distinct names, more than 64 KiB of them
 		[ "$(table_strings kallmodsyms_object_names | tr , '\n' | sort -u | wc -l)" = "$1" ]
 }
 
+# Whether the kernel is told to guess code ends from ORC (0 or 1), and
+# how many symbols' ends scripts/kallsyms guessed from it.
+size_hints_are() { # FLAG GUESSES
+	[ "$(awk '$0 == "kallmodsyms_size_hints:" { getline; print $2; exit }' out.S)" = "$1" ] &&
+		grep -q "; $2 end guesses from ORC \*/\$" out.S
+}
+
+# An x86-64 ELF file of the good symbols' layout, with ORC tables as
+# objtool writes them after one's helper (0x10): an entry with unwind
+# information at 0x10, and one without at 0x18, where the helper's 8
+# bytes end and its padding starts.
+orc_vmlinux() {
+	cat >orc.s <<-'EOS'
+	.text
+	.globl _start
+	_start:	.skip 0x40
+	.section .orc_unwind_ip, "a"
+	.long _start + 0x10 - .
+	.long _start + 0x18 - .
+	.section .orc_unwind, "a"
+	.short 0, 0
+	.byte 1, 0
+	.short 0, 0
+	.byte 0, 0
+	EOS
+	"$HOST_CC" -c -o orc.o orc.s && ld -o orc.elf -Ttext=0xffffffff81000000 orc.o
+}
+
 # A name in N objects of long names: their names take more than 64 KiB,
 # as KASAN's constructors do on a big configuration.
 many_objects() { # N
@@ -148,7 +176,8 @@ cases=(good bad-map-line map-without-address not-a-map bad-objs-line
 	unknown-object gc-discarded-object object-twice many-modules
 	many-object-names label-named-like-a-function provide-label
 	bad-sizes-line empty-builtin-objs prelinked-object prelinked-other-size
-	prelinked-section-missing dotdot-path linker-stubs)
+	prelinked-section-missing dotdot-path linker-stubs orc-end-guesses
+	orc-file-missing orc-not-elf)
 ktap_plan ${#cases[@]}
 
 if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
@@ -174,7 +203,8 @@ for c in "${cases[@]}"; do
 	: >builtin.objs
 	want=""                   # the first line of the warnings, or none
 	check=(two_objects_named)   # what the tables must hold
-	prelinked=()
+	prelinked=()              # the prelinked maps' options
+	more=()                   # any other options
 	case $c in
 	good) ;;
 	bad-map-line)
@@ -244,6 +274,22 @@ for c in "${cases[@]}"; do
 		printf '%s\n' 'ffffffff81000040 t e843419@01f4_00002386_3e8' >>syms
 		printf '%s\n' 'ffffffff81000040 0000000000000008 t e843419@01f4_00002386_3e8' >>sizes
 		sed -i '$a\ .text.stub     0xffffffff81000040       0x10 linker stubs' link.map ;;
+	orc-end-guesses)
+		if [ "$(uname -m)" != x86_64 ]; then
+			ktap_result skip "$name" "crafting an x86-64 ELF file needs an x86-64 host"
+			continue
+		fi
+		orc_vmlinux
+		more=(--orc-unwind=orc.elf)
+		check=(size_hints_are 1 1) ;;
+	orc-file-missing)
+		more=(--orc-unwind=no-vmlinux)
+		want="kallsyms: no-vmlinux: warning: No such file or directory: sizes coded without ORC"
+		check=(size_hints_are 0 0) ;;
+	orc-not-elf)
+		more=(--orc-unwind=sizes)
+		want="kallsyms: sizes: warning: not a little-endian ELF64 file with section headers: sizes coded without ORC"
+		check=(size_hints_are 0 0) ;;
 	dotdot-path)
 		# ld prints the paths it was given: arm64's nVHE links
 		# ../../../lib/memcpy.nvhe.o.  The same object either way.
@@ -267,7 +313,7 @@ for c in "${cases[@]}"; do
 
 	rc=0
 	./kallsyms --all-symbols --link-map=link.map --builtin-objs=builtin.objs \
-		--symbol-sizes=sizes "${prelinked[@]}" syms >out.S 2>err || rc=$?
+		--symbol-sizes=sizes "${prelinked[@]}" "${more[@]}" syms >out.S 2>err || rc=$?
 	if [ "$rc" != 0 ]; then
 		head -n 5 err | ktap_diag
 		ktap_result fail "$name" "exit $rc: the build would stop"
