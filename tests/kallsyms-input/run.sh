@@ -177,7 +177,7 @@ cases=(good bad-map-line map-without-address not-a-map bad-objs-line
 	many-object-names label-named-like-a-function provide-label
 	bad-sizes-line empty-builtin-objs prelinked-object prelinked-other-size
 	prelinked-section-missing dotdot-path linker-stubs orc-end-guesses
-	orc-file-missing orc-not-elf)
+	orc-without-text-bounds orc-file-missing orc-not-elf)
 ktap_plan ${#cases[@]}
 
 if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
@@ -280,8 +280,26 @@ for c in "${cases[@]}"; do
 			continue
 		fi
 		orc_vmlinux
+		# The kernel guesses in text only, whose bounds are the
+		# linker script's labels.
+		printf '%s\n' 'ffffffff81000000 T _stext' 'ffffffff81000040 T _etext' \
+			'ffffffff81000040 T _sinittext' 'ffffffff81000040 T _einittext' |
+			tee -a sizes >>syms
+		for label in _stext:0 _etext:40 _sinittext:40 _einittext:40; do
+			printf '                0xffffffff810000%02x                %s = .\n' \
+				"0x${label#*:}" "${label%%:*}" >>link.map
+		done
 		more=(--orc-unwind=orc.elf)
 		check=(size_hints_are 1 1) ;;
+	orc-without-text-bounds)
+		if [ "$(uname -m)" != x86_64 ]; then
+			ktap_result skip "$name" "crafting an x86-64 ELF file needs an x86-64 host"
+			continue
+		fi
+		orc_vmlinux
+		more=(--orc-unwind=orc.elf)
+		want="kallsyms: orc.elf: warning: the symbols lack _etext or _einittext: sizes coded without ORC"
+		check=(size_hints_are 0 0) ;;
 	orc-file-missing)
 		more=(--orc-unwind=no-vmlinux)
 		want="kallsyms: no-vmlinux: warning: No such file or directory: sizes coded without ORC"
