@@ -134,6 +134,14 @@ size_hints_are() { # FLAG GUESSES
 		grep -q "; $2 end guesses from ORC \*/\$" out.S
 }
 
+# Crafting an x86-64 ELF file (orc_vmlinux) needs an x86-64 host: else
+# report case $name skipped and return 1.
+x86_64_host_or_skip() {
+	[ "$(uname -m)" = x86_64 ] && return 0
+	ktap_result skip "$name" "crafting an x86-64 ELF file needs an x86-64 host"
+	return 1
+}
+
 # An x86-64 ELF file of the good symbols' layout, with ORC tables as
 # objtool writes them after one's helper (0x10): an entry with unwind
 # information at 0x10, and one without at 0x18, where the helper's 8
@@ -177,7 +185,7 @@ cases=(good bad-map-line map-without-address not-a-map bad-objs-line
 	many-object-names label-named-like-a-function provide-label
 	bad-sizes-line empty-builtin-objs prelinked-object prelinked-other-size
 	prelinked-section-missing dotdot-path linker-stubs orc-end-guesses
-	orc-without-text-bounds orc-file-missing orc-not-elf)
+	orc-without-text-bounds orc-truncated orc-file-missing orc-not-elf)
 ktap_plan ${#cases[@]}
 
 if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
@@ -275,10 +283,7 @@ for c in "${cases[@]}"; do
 		printf '%s\n' 'ffffffff81000040 0000000000000008 t e843419@01f4_00002386_3e8' >>sizes
 		sed -i '$a\ .text.stub     0xffffffff81000040       0x10 linker stubs' link.map ;;
 	orc-end-guesses)
-		if [ "$(uname -m)" != x86_64 ]; then
-			ktap_result skip "$name" "crafting an x86-64 ELF file needs an x86-64 host"
-			continue
-		fi
+		x86_64_host_or_skip || continue
 		orc_vmlinux
 		# The kernel guesses in text only, whose bounds are the
 		# linker script's labels.
@@ -292,13 +297,18 @@ for c in "${cases[@]}"; do
 		more=(--orc-unwind=orc.elf)
 		check=(size_hints_are 1 1) ;;
 	orc-without-text-bounds)
-		if [ "$(uname -m)" != x86_64 ]; then
-			ktap_result skip "$name" "crafting an x86-64 ELF file needs an x86-64 host"
-			continue
-		fi
+		x86_64_host_or_skip || continue
 		orc_vmlinux
 		more=(--orc-unwind=orc.elf)
 		want="kallsyms: orc.elf: warning: the symbols lack _etext or _einittext: sizes coded without ORC"
+		check=(size_hints_are 0 0) ;;
+	orc-truncated)
+		x86_64_host_or_skip || continue
+		# A header whose sections lie past the end of the file.
+		orc_vmlinux
+		head -c 256 orc.elf >orc.cut
+		more=(--orc-unwind=orc.cut)
+		want="kallsyms: orc.cut: warning: cannot read the section headers: sizes coded without ORC"
 		check=(size_hints_are 0 0) ;;
 	orc-file-missing)
 		more=(--orc-unwind=no-vmlinux)
