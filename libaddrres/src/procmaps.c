@@ -471,7 +471,7 @@ static int text_name(struct addrres_procmaps *pm, const struct maps_line *l,
 	return 0;
 }
 
-static int text_build_id(struct addrres_procmaps *pm, struct addrres_vma *v);
+static int file_build_id(struct addrres_procmaps *pm, struct addrres_vma *v);
 
 /* Place the addresses below @end in @v; 1 once every address is placed. */
 static int text_place(struct text_walk *w, uint64_t end, const struct addrres_vma *v)
@@ -517,7 +517,7 @@ static int text_line(struct text_walk *w, const char *line, const char *eol)
 	v->flags = l.flags;
 	err = text_name(pm, &l, v);
 	if (!err && pm->build_ids && l.inode)
-		err = text_build_id(pm, v);
+		err = file_build_id(pm, v);
 	if (err)
 		return libaddrres_err(&pm->eb, err, "%s: out of memory", pm->path);
 	pm->prev = v;
@@ -585,14 +585,14 @@ static int text_walk(struct addrres_procmaps *pm, const struct batch *b, size_t 
 	return 0;
 }
 
-/* ---- build IDs of the text path: the mapped file, read with libelf ---- */
+/* ---- build IDs read from the mapped file with libelf (text path, ioctl's 0) ---- */
 
 /*
  * The build ID of @v's file: the previous VMA's if it maps the same file
  * (a binary's VMAs come together), else read from the file.  0, also when
  * there is none; -ENOMEM.
  */
-static int text_build_id(struct addrres_procmaps *pm, struct addrres_vma *v)
+static int file_build_id(struct addrres_procmaps *pm, struct addrres_vma *v)
 {
 #ifndef LIBADDRRES_NO_LIBELF
 	const struct addrres_vma *prev = pm->prev;
@@ -620,7 +620,7 @@ static int text_build_id(struct addrres_procmaps *pm, struct addrres_vma *v)
 	v->build_id = copy;
 	v->build_id_size = size;
 #else
-	/* Built without libelf (LIBELF=0): the text path finds none. */
+	/* Built without libelf (LIBELF=0): none found in the file. */
 	(void)pm;
 	(void)v;
 #endif
@@ -686,6 +686,16 @@ static int ioctl_query(struct addrres_procmaps *pm, uint64_t addr, const struct 
 		memcpy(copy, id, q.build_id_size);
 		v->build_id = copy;
 		v->build_id_size = q.build_id_size;
+	} else if (pm->build_ids && q.inode) {
+		/*
+		 * Size 0 also means the kernel could not read the file (out
+		 * of memory, an I/O error; on Linux 6.11, a first page not in
+		 * the page cache): read it here, as the text path does.
+		 */
+		int err = file_build_id(pm, v);
+
+		if (err)
+			return err;
 	}
 	pm->prev = v;
 	*vp = v;

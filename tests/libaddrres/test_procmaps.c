@@ -25,8 +25,12 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <dlfcn.h>
+
 #include "addrres.h"
 #include "unit.h"
+/* PROCMAP_QUERY and its struct, for the ioctl the tests stand between. */
+#include "../../libaddrres/src/procmap_query_uapi.h"
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA		0x53564d41
@@ -662,6 +666,78 @@ out:
 	free(heap);
 }
 
+/*
+ * The library's ioctl() goes through here (this definition interposes on
+ * libc's).  While drop_build_ids is set, PROCMAP_QUERY answers lose their
+ * build ID, as when the kernel cannot read the file: upstream then answers
+ * build_id_size 0 with the VMA.
+ */
+static bool drop_build_ids;
+static unsigned int build_ids_dropped;
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	static int (*next_ioctl)(int, unsigned long, ...);
+	struct procmap_query *q;
+	va_list ap;
+	void *arg;
+	int ret;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!next_ioctl) {
+		next_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+		if (!next_ioctl) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	ret = next_ioctl(fd, request, arg);
+	q = arg;
+	if (!ret && drop_build_ids && request == PROCMAP_QUERY && q->build_id_size) {
+		memset((void *)(uintptr_t)q->build_id_addr, 0, q->build_id_size);
+		q->build_id_size = 0;
+		build_ids_dropped++;
+	}
+	return ret;
+}
+
+/* A file VMA that the kernel answers without a build ID: the library reads the file. */
+static void test_live_ioctl_size_0_reads_the_file(struct test *t, const void *arg)
+{
+	const uint64_t addr = (uintptr_t)&test_live_ioctl_size_0_reads_the_file;
+	struct build_id self = { .size = 0 };
+	struct addrres_procmaps *pm = NULL;
+	const struct addrres_vma *v;
+	char msg[512], why[512];
+	int err;
+
+	(void)arg;
+	if (!host_has_ioctl(why, sizeof(why)))
+		SKIP(t, "%s", why);
+	dl_iterate_phdr(self_build_id_phdr, &self);
+	if (!self.size)
+		SKIP(t, "the test program has no GNU build ID note");
+	err = live_open(&pm, ADDRRES_PROCMAPS_METHOD_IOCTL, 0, true, msg, sizeof(msg));
+	if (err)
+		FAIL(t, "open: %s: %s", err_name(err), msg);
+	drop_build_ids = true;
+	build_ids_dropped = 0;
+	err = addrres_procmaps__resolve(pm, &addr, 1, &v);
+	drop_build_ids = false;
+	if (err)
+		FAIL(t, "resolve: %s: %s", err_name(err), msg);
+	/* The kernel did give one, and the test took it away. */
+	CHECK_INT(t, build_ids_dropped, 1);
+	CHECK(t, v && v->inode != 0);
+	CHECK_INT(t, v->build_id_size, self.size);
+	CHECK(t, !memcmp(v->build_id, self.data, self.size));
+out:
+	drop_build_ids = false;
+	addrres_procmaps__free(pm);
+}
+
 /* Identical VMAs, build IDs included. */
 static bool same_vma(const struct addrres_vma *a, const struct addrres_vma *b)
 {
@@ -1047,6 +1123,7 @@ static struct test tests[64] = {
 	CASE(test_live_text),
 	CASE(test_live_auto),
 	CASE(test_live_ioctl_matches_text),
+	CASE(test_live_ioctl_size_0_reads_the_file),
 	CASE(test_live_runs),
 	CASE(test_live_auto_switches),
 };
