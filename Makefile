@@ -9,9 +9,6 @@
 SHELL := bash
 S := scripts
 H := harness
-# Host suites that need no kernel build (make host-test).
-HOST_SUITES := harness pin ktap-summary
-
 .PHONY: run check deps fetch tree refresh config kernel selftests rootfs \
 	host-test vm-test shell demo bench distro-build lint check-series clean help
 
@@ -25,8 +22,11 @@ help:
 	@echo 'make kernel        configure and build the test kernel in build/$$ARCH/obj'
 	@echo 'make selftests     build and install the kselftests the guest runs'
 	@echo 'make rootfs        the Debian root of an arch that cannot boot the host'\''s'
-	@echo 'make host-test     the host suites that need no kernel: $(HOST_SUITES)'
+	@echo 'make host-test     the host suites that need no kernel (SUITES=a,b: those of'
+	@echo '                   tests/*/run.sh)'
 	@echo 'make vm-test       boot the built kernel: kselftests and guest suites, two guests'
+	@echo '                   (T=dir:test,...: only those kselftests; SUITES=a,b: only'
+	@echo '                   those guest suites of tests/*/guest.sh)'
 	@echo 'make shell / demo  boot the built kernel into a shell / the demo'
 	@echo 'make bench         run the benchmarks in the guest, print their figures'
 	@echo 'make distro-build  kallmodsyms on Debian'\''s own 6.1 config of ARCH: build'
@@ -69,14 +69,10 @@ rootfs: deps
 	@$(S)/build-rootfs.sh
 
 host-test:
-	@. $(S)/lib.sh && build_ktap_summary && mkdir -p "$$BUILD_DIR/host-test" && \
-		for suite in $(HOST_SUITES); do \
-			tests/$$suite/run.sh >"$$BUILD_DIR/host-test/$$suite.ktap"; \
-		done && $$KTAP_SUMMARY "$$BUILD_DIR"/host-test/*.ktap
+	@SUITES='$(SUITES)' $(S)/host-test.sh
 
 vm-test: selftests
-	@. $(S)/lib.sh && build_ktap_summary && rm -rf "$$VM_DIR.ktap" && \
-		$(H)/test-vm.sh "$$VM_DIR.ktap" && $$KTAP_SUMMARY -l "$$ARCH" "$$VM_DIR.ktap"/*.ktap
+	@T='$(T)' SUITES='$(SUITES)' $(S)/vm-test.sh
 
 shell: kernel
 	@$(H)/run-vm.sh shell
@@ -101,15 +97,12 @@ distro-build: deps
 	@$(S)/distro-build.sh
 
 lint: deps
-	@. $(S)/lib.sh && build_ktap_summary && mkdir -p "$$BUILD_DIR/lint" && \
-		$(S)/lint.sh >"$$BUILD_DIR/lint/lint.ktap" && $$KTAP_SUMMARY "$$BUILD_DIR/lint/lint.ktap"
+	@$(S)/report.sh lint/lint.ktap $(S)/lint.sh
 
 # Not part of `make check`: it builds the kernel once per patch and arch
 # (hours the first time).  ARCH= for one arch, LAST=N for the last N patches.
 check-series: deps
-	@. $(S)/lib.sh && build_ktap_summary && mkdir -p "$$BUILD_DIR/series-check" && \
-		$(S)/check-series.sh $(if $(LAST),--last $(LAST)) >"$$BUILD_DIR/series-check/results.ktap" && \
-		$$KTAP_SUMMARY "$$BUILD_DIR/series-check/results.ktap"
+	@$(S)/report.sh series-check/results.ktap $(S)/check-series.sh $(if $(LAST),--last $(LAST))
 
 # The kernel tree and objects are kept: `make tree FORCE=1` resets the tree.
 clean:

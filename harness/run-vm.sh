@@ -3,7 +3,9 @@
 #
 #   run-vm.sh tests          run the installed kselftests and the guest suites
 #                            (GUEST_RUN: "kselftests", "suites" or both, the
-#                            default); leaves $VM_DIR/results
+#                            default; KSFT_SELECT: only those kselftests, see
+#                            skiplist.sh; GUEST_SUITES: only those guest
+#                            suites, by name); leaves $VM_DIR/results
 #   run-vm.sh script FILE    run the shell script FILE (in the checkout) in the
 #                            guest; print its output and exit with its status
 #                            only if the run's verdict is clean (the demo,
@@ -18,7 +20,6 @@
 # from the files left in $VM_DIR (console.log, results/).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
-. "$TOP/config/test.conf"
 
 usage="usage: run-vm.sh tests|script FILE|shell"
 mode=${1:?$usage}
@@ -59,6 +60,7 @@ fi
 cat >"$results/guest.env" <<EOF2
 GUEST_MODE=$mode
 GUEST_RUN='$guest_run'
+GUEST_SUITES='${GUEST_SUITES:-}'
 ADDRRES_KERNEL_OBJ='/run/addrres/build/${OBJ#"$ARCH_BUILD"/}'
 ADDRRES_MODULES='/run/addrres/build/${OBJ#"$ARCH_BUILD"/}/$MODULES_DIR/lib/modules/$release'
 EXPECTED_RELEASE='$release'

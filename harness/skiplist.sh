@@ -2,6 +2,11 @@
 # Apply config/skiplist to a kselftest-list.txt, for ARCH:
 #   skiplist.sh run-list LIST   the tests to run, one per line
 #   skiplist.sh ktap LIST       KTAP reporting each skipped test and its reason
+# With KSFT_SELECT set (make vm-test T=...: DIR:TEST or DIR, separated by
+# spaces or commas), only the tests it names are considered: the others
+# are neither run nor reported.  A name that matches no test of LIST is an
+# error.  A selected test that the skip list names stays skipped, with its
+# reason.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 # shellcheck source=../scripts/ktap.sh
@@ -11,6 +16,27 @@ usage="usage: skiplist.sh run-list|ktap LIST"
 cmd=${1:?$usage}
 list=${2:?$usage}
 skipfile=${SKIPLIST:-$TOP/config/skiplist}
+
+# The tests of LIST that KSFT_SELECT names, or all of them.
+declare -A selected=()
+select_tests() {
+	local want matched test
+	while read -r test; do
+		[ -n "$test" ] && selected[$test]=1
+	done < <(if [ -z "${KSFT_SELECT:-}" ]; then cat "$list"; fi)
+	for want in ${KSFT_SELECT//,/ }; do
+		matched=0
+		while read -r test; do
+			if [ "$test" = "$want" ] || [ "${test%%:*}" = "$want" ]; then
+				selected[$test]=1
+				matched=1
+			fi
+		done <"$list"
+		[ "$matched" = 1 ] ||
+			die "T=$want: no such kselftest in $list (DIR:TEST, or DIR for all of its tests)"
+	done
+}
+select_tests
 
 declare -A reason=()
 n=0
@@ -28,13 +54,16 @@ while IFS= read -r line || [ -n "$line" ]; do
 	fi
 	grep -qxF "$test" "$list" ||
 		die "$skipfile:$n: $test is not in $list: remove the stale entry"
+	[ -n "${selected[$test]:-}" ] || continue
 	reason[$test]=$why
 done <"$skipfile"
 
 case $cmd in
 run-list)
 	while read -r test; do
-		[ -n "${reason[$test]:-}" ] || echo "$test"
+		if [ -n "${selected[$test]:-}" ] && [ -z "${reason[$test]:-}" ]; then
+			echo "$test"
+		fi
 	done <"$list"
 	;;
 ktap)

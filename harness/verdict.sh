@@ -17,13 +17,15 @@ name=${5:-vm}	# the results' prefix: which guest of the run
 console=$run/console.log
 results=$run/results
 
+# The checks' results, printed at the end under a plan that counts them.
 failed=0
+verdicts=() descriptions=() reasons=()
 check() { # ok|fail description [reason]
 	[ "$1" = ok ] || failed=1
-	ktap_result "$1" "$name: $2" "${3:-}"
+	verdicts+=("$1")
+	descriptions+=("$name: $2")
+	reasons+=("${3:-}")
 }
-
-ktap_plan 5
 
 release=$(cat "$results/uname" 2>/dev/null || true)
 machine=$(cat "$results/machine" 2>/dev/null || true)
@@ -82,4 +84,9 @@ elif [ -n "$hits" ]; then
 else
 	check ok "console free of kernel splats"
 fi
+
+ktap_plan ${#verdicts[@]}
+for i in "${!verdicts[@]}"; do
+	ktap_result "${verdicts[$i]}" "${descriptions[$i]}" "${reasons[$i]}"
+done
 exit "$failed"

@@ -12,7 +12,6 @@
 #   build-kernel.sh --config   only configure and check
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$TOP/config/test.conf"
 
 # Is the fragment FILE for this kernel flavor?
 for_flavor() {

@@ -5,7 +5,6 @@
 # that ARCH's headers too, for the compat builds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$TOP/config/test.conf"
 
 log=$ARCH_BUILD/kselftest.log
 mkdir -p "$ARCH_BUILD"

@@ -24,10 +24,7 @@ build_ktap_summary || die "cannot build harness/ktap-summary.c"
 
 # A stage's failure as one KTAP test, so the summary counts it.
 stage_failed() { # file name reason
-	{
-		ktap_plan 1
-		ktap_result fail "$2" "$3"
-	} >"$1"
+	ktap_one_failure "$2" "$3" >"$1"
 }
 
 # Build ARCH; on failure its KTAP says so in $RESULTS_DIR/ARCH/ and it

@@ -7,8 +7,13 @@
 #   ktap_result skip NAME REASON     a skipped test
 #   ktap_diag TEXT...                diagnostic lines ("# TEXT") from stdin
 #                                    when no TEXT is given
+#   ktap_one_failure NAME REASON [DIAG]
+#                                    a whole report of one failed test, for
+#                                    a stage that left no KTAP of its own
+#                                    (DIAG: diagnostic lines before it)
 # Tests are numbered in the order they are reported.  It sets no shell
-# options of its own, and is POSIX sh (the guest's init sources it too).
+# options of its own, and runs in bash and in the guest's /bin/sh (its init
+# sources it): POSIX sh plus `local`, which dash has too.
 
 KTAP_NUMBER=0
 
@@ -41,4 +46,11 @@ ktap_diag() {
 	else
 		sed 's/^/# /'
 	fi
+}
+
+ktap_one_failure() { # NAME REASON [DIAG]
+	KTAP_NUMBER=0
+	ktap_plan 1
+	if [ -n "${3:-}" ]; then printf '%s\n' "$3" | ktap_diag; fi
+	ktap_result fail "$1" "$2"
 }

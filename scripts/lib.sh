@@ -11,6 +11,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/config/identity.conf"
 # shellcheck source=../config/upstream.conf
 . "$TOP/config/upstream.conf"
+# shellcheck source=../config/test.conf
+. "$TOP/config/test.conf"
 
 # The architectures the harness knows: one description each in
 # config/arch/.  ARCH picks one (make ARCH=arm64 ...); commands that build

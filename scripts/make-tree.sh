@@ -10,8 +10,13 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-mode=${1:-strict}
-mode=${mode#--}
+[ $# -le 1 ] || die "usage: make-tree.sh [--lenient|--force]"
+case ${1:-} in
+"") mode=strict ;;
+--lenient) mode=lenient ;;
+--force) mode=force ;;
+*) die "make-tree.sh: unknown option $1 (usage: make-tree.sh [--lenient|--force])" ;;
+esac
 
 create_base_repo() {
 	local src
@@ -48,6 +53,7 @@ configure_repo() {
 
 apply_series() {
 	local p n=0
+	[ -n "$(series_patches)" ] || die "patches/series lists no patch: there is nothing to apply"
 	git -C "$TREE" checkout -q --detach base
 	git -C "$TREE" branch -f -q series base
 	git -C "$TREE" checkout -q series
@@ -96,7 +102,7 @@ lenient)
 	warn "$TREE differs from patches/series (work not yet exported?): using it as it is."
 	warn "Export with 'make refresh', or rebuild from the series with 'make tree FORCE=1'."
 	;;
-*)
+strict)
 	die "$TREE differs from patches/series (commits or edits not exported, or a series newer than the tree).
 Keep the tree's work: commit it and run 'make refresh'.
 Take the series: 'make tree FORCE=1' (discards the tree's commits and edits)."

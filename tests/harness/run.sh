@@ -4,7 +4,9 @@
 # ktap-summary judge it and their combined output must equal the case's
 # "expected" file exactly, with the exit status in "expected-status"; where
 # "expected-splat" exists, it must equal the console excerpt verdict.sh
-# keeps from the first splat on (splat.txt).
+# keeps from the first splat on (splat.txt).  Then the selection of what a
+# run runs: skiplist.sh with KSFT_SELECT (make vm-test T=...) on a sample
+# kselftest list and skip list, and host-test.sh's check of SUITES.
 # Prints KTAP; exits 0 (the summary counts the failures).
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -21,7 +23,8 @@ mkdir "$work/cases"
 cp -r "$TOP/tests/harness/cases/." "$work/cases/"
 cd "$work/cases"
 cases=(*/)
-ktap_plan ${#cases[@]}
+selection_cases=6
+ktap_plan $((${#cases[@]} + selection_cases))
 for dir in "${cases[@]}"; do
 	c=${dir%/}
 	rc=0
@@ -44,3 +47,66 @@ for dir in "${cases[@]}"; do
 		ktap_result fail "harness: $(head -n 1 "$c/description")"
 	fi
 done
+
+# ---- selection: which kselftests and suites a run runs ----
+cd "$work"
+printf '%s\n' proc:proc-pid-vm proc:proc-procmap-query perf_events:text_poke \
+	kallmodsyms:kallmodsyms >list
+printf '%s\n' '# a sample skip list' 'proc:proc-pid-vm broken on purpose' >skip
+# select T: what run-list prints (or its error), and its exit status.
+select_run() { # T
+	local rc=0
+	KSFT_SELECT=$1 SKIPLIST=$work/skip "$TOP/harness/skiplist.sh" run-list list \
+		>got 2>&1 || rc=$?
+	echo "exit $rc" >>got
+}
+expect() { # name, then the expected lines on stdin
+	cat >want
+	if diff -u want got >got.diff; then
+		ktap_result ok "harness: $1"
+	else
+		ktap_diag <got.diff
+		ktap_result fail "harness: $1"
+	fi
+}
+select_run proc
+expect "T=DIR runs the tests of DIR that the skip list does not name" <<'EOF2'
+proc:proc-procmap-query
+exit 0
+EOF2
+select_run "kallmodsyms,proc:proc-procmap-query"
+expect "T=A,DIR:TEST runs exactly those, in the list's order" <<'EOF2'
+proc:proc-procmap-query
+kallmodsyms:kallmodsyms
+exit 0
+EOF2
+select_run ""
+expect "no T runs every test the skip list does not name" <<'EOF2'
+proc:proc-procmap-query
+perf_events:text_poke
+kallmodsyms:kallmodsyms
+exit 0
+EOF2
+select_run proc:no-such-test
+expect "T naming no kselftest is an error that names it" <<EOF2
+error: T=proc:no-such-test: no such kselftest in list (DIR:TEST, or DIR for all of its tests)
+exit 1
+EOF2
+rc=0
+KSFT_SELECT=proc:proc-pid-vm,perf_events SKIPLIST=$work/skip "$TOP/harness/skiplist.sh" ktap list \
+	>got 2>&1 || rc=$?
+echo "exit $rc" >>got
+expect "a selected test that the skip list names is reported skipped, with its reason" <<'EOF2'
+TAP version 13
+1..1
+ok 1 selftests: proc: proc-pid-vm # SKIP broken on purpose (config/skiplist)
+exit 0
+EOF2
+rc=0
+SUITES=harness,no-such-suite "$TOP/scripts/host-test.sh" >got 2>&1 || rc=$?
+echo "exit $rc" >>got
+sed -i 's/ (host suites: .*)$//' got
+expect "host-test.sh: SUITES naming no tests/NAME/run.sh is an error that names it" <<'EOF2'
+error: SUITES=no-such-suite: no tests/no-such-suite/run.sh
+exit 1
+EOF2
