@@ -43,9 +43,13 @@ done < <(git_t rev-list --reverse base..HEAD)
 out=$(mktemp -d "$BUILD_DIR/refresh.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
-# Stable files: no commit hashes, no version footer, no [n/m] numbering.
+# Stable files: no commit hashes, no version footer, no [n/m] numbering;
+# whole subjects in the file names (git's default cuts them at 64
+# characters, the NNNN- prefix included), up to a bound that keeps them
+# short enough for any file system.
+PATCH_NAME_MAX=120
 git_t format-patch -q --zero-commit --no-signature --no-numbered \
-	--abbrev=12 -o "$out/raw" base..HEAD
+	--abbrev=12 --filename-max-length=$PATCH_NAME_MAX -o "$out/raw" base..HEAD
 # Drop the NNNN- file name prefix: the series file holds the order, so
 # inserting a patch does not rename every patch after it.
 new=()
