@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the files of the ELF part (elf*.c) share: the cache's structs and
+ * the functions one file calls in another.  Built only with elfutils;
+ * LIBELF=0 builds elf_none.c instead.
+ */
+#ifndef LIBADDRRES_ELF_INTERNAL_H
+#define LIBADDRRES_ELF_INTERNAL_H
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include "internal.h"
+
+/* A PT_LOAD segment: where its bytes are in the file and in memory. */
+struct elf_load {
+	uint64_t offset, filesz, memsz, vaddr;
+};
+
+/*
+ * A section that takes memory (SHF_ALLOC): at [start, end], end included
+ * as libdwfl's dwfl_module_address_section() includes it.
+ */
+struct elf_alloc_scn {
+	uint64_t start, end;
+};
+
+/* What the library reads of a file itself, from the ELF libdwfl opened. */
+struct elf_facts {
+	struct elf_load *loads;
+	size_t nr_loads;
+	unsigned char build_id[ADDRRES_BUILD_ID_MAX];
+	size_t build_id_size;
+	bool has_symtab;	/* a .symtab of its own */
+	bool has_debugdata;	/* a .gnu_debugdata section */
+	bool relocatable;	/* ET_DYN: a PIE, a shared library, the vdso */
+	/*
+	 * The SHF_ALLOC sections by address, no two starting together, none
+	 * overlapping; NULL where they are not so (libdwfl is asked, see
+	 * section_of()).
+	 */
+	struct elf_alloc_scn *scns;
+	size_t nr_scns;
+};
+
+/* A symbol as dwfl_module_addrinfo() weighs it (see "the symbol index"). */
+struct sym_ent {
+	uint64_t value;		/* the address it is matched at: getsym_info's */
+	uint64_t size;		/* st_size */
+	const char *name;
+	Elf *elf;		/* the ELF of its table */
+	GElf_Word shndx;	/* getsym_info's: -1 if its section is not SHF_ALLOC */
+	int ndx;		/* its index in libdwfl's table: the order of its scan */
+	int bind;		/* libdwfl's preference: global 3, weak 2, local 1, other 0 */
+};
+
+/* The globals or the locals of a module, which libdwfl searches apart. */
+struct sym_range {
+	struct sym_ent *ents;	/* by value, then index */
+	/*
+	 * A Fenwick tree of the ends (value + size, at most UINT64_MAX):
+	 * maxend[j], 1 <= j <= n, is the largest end of ents[j - lowbit(j)]
+	 * to ents[j - 1].  It finds the symbols holding an address without
+	 * visiting all those below it, however far below a large one starts.
+	 */
+	uint64_t *maxend;
+	size_t n;
+};
+
+enum sym_index_state {
+	SYM_INDEX_NONE,		/* not built yet: on the file's first lookup */
+	SYM_INDEX_BUILT,
+	SYM_INDEX_LIBDWFL,	/* not usable: every lookup asks libdwfl */
+};
+
+struct sym_index {
+	enum sym_index_state state;
+	struct sym_range globals, locals;
+};
+
+/* A file of the cache. */
+struct elf_file {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;		/* the module's main ELF, libdwfl's */
+	uint64_t bias;		/* module address - file address: 0, checked */
+	struct elf_facts facts;
+	struct sym_index index;
+	/*
+	 * The last relative source name made absolute, the compilation
+	 * directory it was joined with, and what that made.
+	 */
+	const char *rel_src, *rel_dir, *abs_src;
+};
+
+struct addrres_elf {
+	struct libaddrres_errbuf eb;
+	bool no_lines;
+	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
+	Dwfl_Callbacks callbacks;	/* libdwfl keeps a pointer to it */
+	struct libaddrres_arena arena;	/* the maps' keys */
+	struct libaddrres_strmap files;	/* file key -> struct elf_file */
+	struct libaddrres_strmap inodes;	/* inode key -> the last one of it */
+	struct libaddrres_strmap srcs;	/* source paths made absolute, interned */
+	struct addrres_elf_sym *syms;	/* the results of the last resolve */
+	size_t syms_cap;
+};
+
+/* ---- the cache: elf_cache.c ---- */
+
+/* A kind byte ('f' file, 'i' inode, 'v' vdso), then what identifies it. */
+struct key {
+	unsigned char b[1 + 2 * sizeof(uint64_t) + ADDRRES_BUILD_ID_MAX];
+	size_t len;
+};
+
+void libaddrres_elf_key_init(struct key *k, char kind);
+void libaddrres_elf_key_add(struct key *k, const void *p, size_t n);
+struct elf_file *libaddrres_elf_map_get(const struct libaddrres_strmap *m, const struct key *k);
+struct elf_file *libaddrres_elf_file_cached(struct addrres_elf *e, uint64_t dev, uint64_t ino,
+					    const unsigned char *build_id, size_t build_id_size);
+int libaddrres_elf_facts_read(Elf *elf, struct elf_facts *f, const char **why);
+void libaddrres_elf_facts_free(struct elf_facts *f);
+int libaddrres_elf_file_new(struct addrres_elf *e, int fd, const char *name,
+			    struct elf_file **filep);
+int libaddrres_elf_file_keep(struct addrres_elf *e, struct elf_file *f, const char *name,
+			     const struct key *fk, const struct key *ik, struct elf_file **filep);
+void libaddrres_elf_file_free(struct elf_file *f);
+int libaddrres_elf_file_get(struct addrres_elf *e, int fd, const char *name, uint64_t dev,
+			    uint64_t ino, const unsigned char *build_id, size_t build_id_size,
+			    struct elf_file **filep);
+
+/* ---- the vdso: elf_vdso.c ---- */
+
+int libaddrres_elf_vdso_get(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
+			    struct elf_file **filep);
+
+/* ---- symbols and lines: elf_symbols.c ---- */
+
+void libaddrres_elf_index_free(struct sym_index *ix);
+int libaddrres_elf_syms_reserve(struct addrres_elf *e, size_t n, const char *name);
+void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
+				 const uint64_t *vals, uint64_t adj, size_t n,
+				 const struct addrres_elf_sym **syms, struct addrres_elf_sym *store);
+
+#endif /* LIBADDRRES_ELF_INTERNAL_H */

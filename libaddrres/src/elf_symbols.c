@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Symbols and source lines of a cached file: which PT_LOAD segment an
+ * offset is in, the symbol index, and the answers of one batch.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+
+#include "elf_internal.h"
+
+/* ---- resolving ---- */
+
+/* The segment holding file offset @off: in its file bytes, else its page's .bss. */
+static const struct elf_load *load_of(const struct elf_facts *f, uint64_t off)
+{
+	for (size_t i = 0; i < f->nr_loads; i++) {
+		if (off >= f->loads[i].offset && off - f->loads[i].offset < f->loads[i].filesz)
+			return &f->loads[i];
+	}
+	for (size_t i = 0; i < f->nr_loads; i++) {
+		if (off >= f->loads[i].offset && off - f->loads[i].offset < f->loads[i].memsz)
+			return &f->loads[i];
+	}
+	return NULL;
+}
+
+/*
+ * Which table libdwfl found the symbol in, from the ELF it says it came
+ * from: the file's own (its .symtab if it has one, else its .dynsym), or
+ * another: a debug file or the image of .gnu_debugdata.  libdwfl reads
+ * .gnu_debugdata only when the debug file it found (if any) has no
+ * .symtab, so without a debug file it is that one, and with a debug file
+ * but no .gnu_debugdata the debug file.
+ */
+static enum addrres_elf_symtab symtab_of(const struct elf_file *f, Elf *symelf)
+{
+	const char *debugfile = NULL;
+	Dwarf_Addr bias;
+	Dwarf *dw;
+
+	if (!symelf || symelf == f->elf)
+		return f->facts.has_symtab ? ADDRRES_ELF_SYMTAB_SYMTAB : ADDRRES_ELF_SYMTAB_DYNSYM;
+	dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	if (!debugfile)
+		return ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA;
+	if (!f->facts.has_debugdata)
+		return ADDRRES_ELF_SYMTAB_DEBUG_FILE;
+	dw = dwfl_module_getdwarf(f->mod, &bias);
+	return dw && dwarf_getelf(dw) == symelf ? ADDRRES_ELF_SYMTAB_DEBUG_FILE :
+						  ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA;
+}
+
+/* ---- the symbol index ---- */
+
+/*
+ * dwfl_module_addrinfo() reads the module's whole symbol table for every
+ * address it is asked (elfutils' libdwfl/dwfl_module_addrsym.c: a loop
+ * over the globals, then one over the locals), thousands of symbols for
+ * a libc.  The index holds the same symbols, read once through libdwfl
+ * on the file's first lookup (dwfl_module_getsym_info(): the same tables,
+ * .symtab, the debug file's, .dynsym with .gnu_debugdata, at the same
+ * addresses), sorted by address, and gives libdwfl's answer from the few
+ * symbols around the address.  What libdwfl does, and the index with it:
+ *
+ *  - it skips the symbols without a name, undefined (st_shndx SHN_UNDEF),
+ *    of type STT_SECTION, STT_FILE or STT_TLS, or above the address;
+ *  - it scans the globals (from dwfl_module_getsymtab_first_global() on),
+ *    then the locals only if no sized global holds the address and no
+ *    sizeless global is at the address itself;
+ *  - of the sized symbols that hold the address in the part scanned, it
+ *    keeps, in table order, each that starts higher than the one kept, or
+ *    binds more strongly (global, weak, local, other), or starts at the
+ *    same address with the same binding and is smaller.  With bindings
+ *    that differ the order matters, so the index replays that on the
+ *    symbols holding the address;
+ *  - failing one, a sizeless symbol (an assembly label) only if it is at
+ *    the highest end (value + size) of all the symbols scanned at or
+ *    below the address (no other ends between it and the address), and
+ *    in the address's section (dwfl_module_address_section()'s, whatever
+ *    its st_shndx; one of a special section, absolute or not SHF_ALLOC,
+ *    only at the address itself): the last such in table order.
+ *
+ * libdwfl is asked instead where a function's address is not its
+ * st_value (function descriptors: libdwfl then tries both), where memory
+ * for the index is short, where more than SYM_HOLDERS_MAX symbols hold
+ * the address, and where it cannot say which section a label is in.
+ */
+#define SYM_HOLDERS_MAX 64
+
+static void range_free(struct sym_range *r)
+{
+	free(r->ents);
+	free(r->maxend);
+	memset(r, 0, sizeof(*r));
+}
+
+void libaddrres_elf_index_free(struct sym_index *ix)
+{
+	range_free(&ix->globals);
+	range_free(&ix->locals);
+}
+
+static uint64_t sym_end(const struct sym_ent *s)
+{
+	return s->value > UINT64_MAX - s->size ? UINT64_MAX : s->value + s->size;
+}
+
+/* libdwfl's preference among bindings: higher is better. */
+static int bind_value(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_sym_ent(const void *a, const void *b)
+{
+	const struct sym_ent *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return (x->ndx > y->ndx) - (x->ndx < y->ndx);
+}
+
+/* Sort @r and build its tree of ends: 0 or -ENOMEM. */
+static int range_finish(struct sym_range *r)
+{
+	if (r->n)
+		qsort(r->ents, r->n, sizeof(*r->ents), cmp_sym_ent);
+	r->maxend = calloc(r->n + 1, sizeof(*r->maxend));
+	if (!r->maxend)
+		return -ENOMEM;
+	for (size_t j = 1; j <= r->n; j++) {
+		uint64_t m = sym_end(&r->ents[j - 1]);
+
+		/* Its block: its own symbol and the blocks of j - 1, j - 2, j - 4... */
+		for (size_t k = 1; k < (j & -j); k <<= 1) {
+			if (r->maxend[j - k] > m)
+				m = r->maxend[j - k];
+		}
+		r->maxend[j] = m;
+	}
+	return 0;
+}
+
+/*
+ * Read the module's symbols into f->index as dwfl_module_addrinfo() reads
+ * them; where that cannot be done, every lookup of the file asks libdwfl.
+ */
+static void index_build(struct elf_file *f)
+{
+	struct sym_index *ix = &f->index;
+	int nsyms = dwfl_module_getsymtab(f->mod), first_global, start, end;
+
+	ix->state = SYM_INDEX_BUILT;
+	/* Without a table libdwfl finds nothing, and so does an empty index. */
+	first_global = nsyms < 0 ? -1 : dwfl_module_getsymtab_first_global(f->mod);
+	if (first_global < 0)
+		return;
+	/* libdwfl's two scans: [start, nsyms), then [1, first_global). */
+	start = first_global > 1 ? first_global : 1;
+	end = first_global > nsyms ? first_global : nsyms;
+	ix->globals.ents = calloc(nsyms > 0 ? (size_t)nsyms : 1, sizeof(struct sym_ent));
+	ix->locals.ents = calloc((size_t)start, sizeof(struct sym_ent));
+	if (!ix->globals.ents || !ix->locals.ents)
+		goto libdwfl;
+	for (int i = 1; i < end; i++) {
+		struct sym_range *r = i < start ? &ix->locals : &ix->globals;
+		const char *name;
+		GElf_Addr value;
+		GElf_Word shndx;
+		Dwarf_Addr bias;
+		GElf_Sym sym;
+		Elf *elf;
+		int type;
+
+		if (i >= nsyms && r == &ix->globals)
+			break;
+		name = dwfl_module_getsym_info(f->mod, i, &sym, &value, &shndx, &elf, &bias);
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+			continue;
+		/* A function descriptor's: libdwfl also tries st_value. */
+		if ((type == STT_FUNC || type == STT_GNU_IFUNC) && value != sym.st_value + bias)
+			goto libdwfl;
+		r->ents[r->n++] = (struct sym_ent){
+			.value = value, .size = sym.st_size, .name = name, .elf = elf,
+			.shndx = shndx, .ndx = i, .bind = bind_value(&sym),
+		};
+	}
+	if (range_finish(&ix->globals) || range_finish(&ix->locals))
+		goto libdwfl;
+	return;
+libdwfl:
+	libaddrres_elf_index_free(ix);
+	ix->state = SYM_INDEX_LIBDWFL;
+}
+
+/* How many symbols of @r are at or below @addr. */
+static size_t range_upto(const struct sym_range *r, uint64_t addr)
+{
+	size_t lo = 0, hi = r->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->ents[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The sized symbol, of the first @upto of @r, that libdwfl's scan keeps
+ * for @addr into *@best, NULL if none holds @addr; false if too many do
+ * to replay the scan here.
+ */
+static bool range_holder(const struct sym_range *r, size_t upto, uint64_t addr,
+			 const struct sym_ent **best)
+{
+	const struct sym_ent *held[SYM_HOLDERS_MAX], *c = NULL;
+	size_t n = 0, j = upto;
+
+	while (j > 0) {
+		const struct sym_ent *s = &r->ents[j - 1];
+
+		/* None of ents[j - lowbit(j)] to ents[j - 1] reaches @addr. */
+		if (r->maxend[j] <= addr && r->maxend[j] != UINT64_MAX) {
+			j -= j & -j;
+			continue;
+		}
+		if (s->size && addr - s->value < s->size) {
+			if (n == SYM_HOLDERS_MAX)
+				return false;
+			held[n++] = s;
+		}
+		j--;
+	}
+	/* Found from the top down: into table order, that of the scan. */
+	for (size_t i = 1; i < n; i++) {
+		const struct sym_ent *s = held[i];
+		size_t k = i;
+
+		for (; k > 0 && held[k - 1]->ndx > s->ndx; k--)
+			held[k] = held[k - 1];
+		held[k] = s;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sym_ent *s = held[i];
+
+		if (!c || c->value < s->value || c->bind < s->bind ||
+		    (c->value == s->value && c->bind == s->bind && c->size > s->size))
+			c = s;
+	}
+	*best = c;
+	return true;
+}
+
+/* The largest end of the first @upto symbols of @r; 0 if none. */
+static uint64_t range_maxend(const struct sym_range *r, size_t upto)
+{
+	uint64_t m = 0;
+
+	for (size_t j = upto; j > 0; j -= j & -j) {
+		if (r->maxend[j] > m)
+			m = r->maxend[j];
+	}
+	return m;
+}
+
+/* Whether @r has a sizeless symbol at @addr, among its first @upto. */
+static bool range_label_at(const struct sym_range *r, size_t upto, uint64_t addr)
+{
+	for (size_t j = upto; j > 0 && r->ents[j - 1].value == addr; j--) {
+		if (!r->ents[j - 1].size)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Which of @f's sections dwfl_module_address_section() finds module
+ * address @addr in: its position in f->facts.scns, -1 if none (elfutils'
+ * libdwfl/derelocate.c, find_section(): a binary search in the sections
+ * sorted by address, where a section holds its end too unless the next
+ * one starts there).  With no two starting at one address and none
+ * overlapping, as scns_check() made sure, at most two sections hold an
+ * address, the second starting there, and every path of that search
+ * ends on it: this one's answer.
+ */
+static long section_of(const struct elf_file *f, uint64_t addr)
+{
+	const struct elf_facts *fa = &f->facts;
+	size_t lo = 0, hi = fa->nr_scns;
+
+	addr -= f->bias;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < fa->scns[mid].start) {
+			hi = mid;
+		} else if (addr > fa->scns[mid].end) {
+			lo = mid + 1;
+		} else {
+			if (addr == fa->scns[mid].end && mid + 1 < fa->nr_scns &&
+			    addr == fa->scns[mid + 1].start)
+				mid++;
+			return (long)mid;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Whether libdwfl finds module addresses @label and @addr in the same
+ * section (dwfl_module_addrinfo() compares what
+ * dwfl_module_address_section() gives for both): 1 or 0; -1 if it
+ * cannot say.  That is NULL for an address in no section, and NULL is
+ * NULL's section; a label is in a section but for the odd end-of-section
+ * marker past a gap, so such a label means asking libdwfl.
+ *
+ * From the file's own section table where it has one answer: libdwfl's
+ * call loads the module's DWARF first (derelocate.c, check_module()), the
+ * better part of a file's first lookup when no line is asked for.  Where
+ * that DWARF is broken, libdwfl finds no section for either address and
+ * would take a label of any section; the table keeps to the address's.
+ */
+static int same_section(const struct elf_file *f, uint64_t label, uint64_t addr)
+{
+	Dwarf_Addr a = label, b = addr, bias;
+	Elf_Scn *sa, *sb;
+	long la;
+
+	if (f->facts.scns) {
+		la = section_of(f, label);
+		if (la >= 0)
+			return la == section_of(f, addr);
+		return -1;
+	}
+	sa = dwfl_module_address_section(f->mod, &a, &bias);
+	if (!sa)
+		return -1;
+	sb = dwfl_module_address_section(f->mod, &b, &bias);
+	return sb && elf_ndxscn(sa) == elf_ndxscn(sb);
+}
+
+/*
+ * The sizeless symbol at @m of @r that libdwfl would fall back to for
+ * @addr: the last in table order in @addr's section, into *@best (NULL
+ * if none).  *@same caches same_section() (-1: not asked yet).  false:
+ * libdwfl must be asked.
+ */
+static bool range_label(const struct elf_file *f, const struct sym_range *r, uint64_t m,
+			uint64_t addr, int *same, const struct sym_ent **best)
+{
+	*best = NULL;
+	/* By index within one value: from the top, the first that fits. */
+	for (size_t j = range_upto(r, m); j > 0 && r->ents[j - 1].value == m; j--) {
+		const struct sym_ent *s = &r->ents[j - 1];
+
+		if (s->size)
+			continue;
+		if (m != addr && s->shndx >= SHN_LORESERVE)
+			continue;
+		if (m != addr && *same < 0) {
+			*same = same_section(f, m, addr);
+			if (*same < 0)
+				return false;
+		}
+		if (m != addr && !*same)
+			continue;
+		*best = s;
+		return true;
+	}
+	return true;
+}
+
+/*
+ * dwfl_module_addrinfo()'s symbol for module address @addr, from the
+ * index, into *@hit (NULL: none); false where libdwfl must be asked.
+ */
+static bool index_lookup(struct elf_file *f, uint64_t addr, const struct sym_ent **hit)
+{
+	struct sym_index *ix = &f->index;
+	size_t gupto, lupto = 0;
+	bool locals;
+	int same = -1;
+	uint64_t m;
+
+	if (ix->state == SYM_INDEX_NONE)
+		index_build(f);
+	if (ix->state != SYM_INDEX_BUILT)
+		return false;
+	gupto = range_upto(&ix->globals, addr);
+	if (!range_holder(&ix->globals, gupto, addr, hit))
+		return false;
+	if (*hit)
+		return true;
+	locals = ix->locals.n && !range_label_at(&ix->globals, gupto, addr);
+	/* No symbol holds @addr: every end is at or below it. */
+	m = range_maxend(&ix->globals, gupto);
+	if (locals) {
+		lupto = range_upto(&ix->locals, addr);
+		if (!range_holder(&ix->locals, lupto, addr, hit))
+			return false;
+		if (*hit)
+			return true;
+		if (range_maxend(&ix->locals, lupto) > m)
+			m = range_maxend(&ix->locals, lupto);
+		/* Scanned last: a local label comes after a global one. */
+		if (!range_label(f, &ix->locals, m, addr, &same, hit))
+			return false;
+		if (*hit)
+			return true;
+	}
+	return range_label(f, &ix->globals, m, addr, &same, hit);
+}
+
+/*
+ * dwfl_module_addrinfo() of module address @addr, from the index if it
+ * can answer: the symbol's name (NULL if none), its offset, size,
+ * section index and ELF.
+ */
+static const char *addrinfo(struct elf_file *f, uint64_t addr, uint64_t *off, uint64_t *size,
+			    GElf_Word *shndx, Elf **symelf)
+{
+	const struct sym_ent *s;
+	const char *name;
+	GElf_Off o;
+	GElf_Sym sym;
+
+	if (index_lookup(f, addr, &s)) {
+		if (!s)
+			return NULL;
+		*off = addr - s->value;
+		*size = s->size;
+		*shndx = s->shndx;
+		*symelf = s->elf;
+		return s->name;
+	}
+	name = dwfl_module_addrinfo(f->mod, addr, &o, &sym, shndx, symelf, NULL);
+	if (name) {
+		*off = o;
+		*size = sym.st_size;
+	}
+	return name;
+}
+
+/*
+ * The source file of @line, named @src by its line table: made absolute
+ * with its compilation directory, as eu-addr2line prints it, if relative.
+ * Out of memory for that, @src.
+ */
+static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line *line,
+			    const char *src)
+{
+	const char *dir = src[0] != '/' ? dwfl_line_comp_dir(line) : NULL;
+	const char *abs;
+	char *path;
+	int len;
+
+	if (!dir || !*dir)
+		return src;
+	/* A line table names its files once: the pointers say which. */
+	if (src == f->rel_src && dir == f->rel_dir)
+		return f->abs_src;
+	len = asprintf(&path, "%s/%s", dir, src);
+	if (len < 0)
+		return src;
+	abs = libaddrres_intern(&e->srcs, &e->arena, path, (size_t)len);
+	free(path);
+	if (!abs)
+		return src;
+	f->rel_src = src;
+	f->rel_dir = dir;
+	f->abs_src = abs;
+	return abs;
+}
+
+/* What file offset @off of @f holds, into @s; NULL if no segment holds it. */
+static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_file *f,
+					    uint64_t off, struct addrres_elf_sym *s)
+{
+	const struct elf_load *l = load_of(&f->facts, off);
+	uint64_t mod_addr, sym_off = 0, sym_size = 0;
+	GElf_Word shndx = SHN_UNDEF;
+	Elf *symelf = NULL;
+	const char *name;
+
+	if (!l)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->elf_addr = off - l->offset + l->vaddr;
+	mod_addr = s->elf_addr + f->bias;
+	name = addrinfo(f, mod_addr, &sym_off, &sym_size, &shndx, &symelf);
+	/*
+	 * An absolute symbol of a file loaded anywhere (the vdso's version
+	 * names, of value 0) does not move with it: it names no code there,
+	 * as eu-addr2line --pid, which loads the file at its real address,
+	 * finds.
+	 */
+	if (name && shndx == SHN_ABS && f->facts.relocatable)
+		name = NULL;
+	if (name) {
+		s->name = name;
+		s->offset = sym_off;
+		s->size = sym_size;
+		s->symtab = symtab_of(f, symelf);
+	}
+	if (!e->no_lines) {
+		Dwfl_Line *line = dwfl_module_getsrc(f->mod, mod_addr);
+		int lineno = 0, col = 0;
+		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
+
+		if (src) {
+			s->src_file = src_path(e, f, line, src);
+			s->line = lineno > 0 ? (unsigned int)lineno : 0;
+			s->column = col > 0 ? (unsigned int)col : 0;
+		}
+	}
+	return s;
+}
+
+/*
+ * Room for @n results in e->syms.  Pointers into it from an earlier call
+ * die: a batch reserves once for all its groups (resolve_vmas()).
+ */
+int libaddrres_elf_syms_reserve(struct addrres_elf *e, size_t n, const char *name)
+{
+	struct addrres_elf_sym *p;
+
+	if (n <= e->syms_cap)
+		return 0;
+	if (n > SIZE_MAX / sizeof(*p))
+		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	p = realloc(e->syms, n * sizeof(*p));
+	if (!p)
+		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	e->syms = p;
+	e->syms_cap = n;
+	return 0;
+}
+
+/*
+ * syms[i] for the file offset @vals[i] + @adj of @f (wrapping), i < @n,
+ * kept in @store[i].  A profile names the same addresses again and
+ * again: a hash table of the offsets seen (open addressing, slots of
+ * index + 1) looks each up once and copies it to its repeats.  Short of
+ * memory for the table, each is looked up where it is.
+ */
+void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
+				 const uint64_t *vals, uint64_t adj, size_t n,
+				 const struct addrres_elf_sym **syms, struct addrres_elf_sym *store)
+{
+	unsigned int bits = 4;
+	size_t *slots = NULL, mask;
+
+	while (bits < 8 * sizeof(size_t) - 2 && ((size_t)1 << bits) < 2 * n)
+		bits++;
+	mask = ((size_t)1 << bits) - 1;
+	/* At most half full, so that a probe ends on a free slot soon. */
+	if (n > 1 && n <= (mask >> 1) + 1)
+		slots = calloc(mask + 1, sizeof(*slots));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = vals[i] + adj;
+		/* The product's top bits: offsets alike in their low bits spread. */
+		size_t h = (size_t)((off * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+
+		if (!slots) {
+			syms[i] = sym_at(e, f, off, &store[i]);
+			continue;
+		}
+		while (slots[h] && vals[slots[h] - 1] + adj != off)
+			h = (h + 1) & mask;
+		if (slots[h]) {
+			size_t k = slots[h] - 1;
+
+			if (syms[k])
+				store[i] = store[k];
+			syms[i] = syms[k] ? &store[i] : NULL;
+			continue;
+		}
+		slots[h] = i + 1;
+		syms[i] = sym_at(e, f, off, &store[i]);
+	}
+	free(slots);
+}
