@@ -8,7 +8,6 @@
 
 #include "internal.h"
 
-
 int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **ep)
 {
 	struct libaddrres_errbuf eb = { 0 };
