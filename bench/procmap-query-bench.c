@@ -45,7 +45,7 @@
 
 #include <addrres.h>
 /* The project's pinned copy of the UAPI: the host's headers may lack it. */
-#include "../libaddrres/src/procmap_query_uapi.h"
+#include <addrres/procmap_query.h>
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA		0x53564d41

@@ -40,7 +40,7 @@
 #endif
 
 #include "internal.h"
-#include "procmap_query_uapi.h"
+#include "addrres/procmap_query.h"
 
 _Static_assert(ADDRRES_VMA_READABLE == PROCMAP_QUERY_VMA_READABLE, "flag values");
 _Static_assert(ADDRRES_VMA_WRITABLE == PROCMAP_QUERY_VMA_WRITABLE, "flag values");

@@ -117,7 +117,8 @@ elif ! out=$(lib_make "$work/plain" install DESTDIR="$stage" PREFIX=/usr 2>&1); 
 	ktap_result fail "$name" "make install failed"
 else
 	problems=()
-	for f in include/addrres.h lib/libaddrres.a lib/libaddrres.so.0.1.0 \
+	for f in include/addrres.h include/addrres/procmap_query.h lib/libaddrres.a \
+		lib/libaddrres.so.0.1.0 \
 		lib/pkgconfig/libaddrres.pc; do
 		[ -f "$usr/$f" ] && [ ! -L "$usr/$f" ] || problems+=("no file usr/$f")
 	done

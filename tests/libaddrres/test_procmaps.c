@@ -30,7 +30,7 @@
 #include "addrres.h"
 #include "unit.h"
 /* PROCMAP_QUERY and its struct, for the ioctl the tests stand between. */
-#include "../../libaddrres/src/procmap_query_uapi.h"
+#include "addrres/procmap_query.h"
 
 #ifndef PR_SET_VMA
 #define PR_SET_VMA		0x53564d41

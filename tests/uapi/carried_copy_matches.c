@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libaddrres carries its own copy of the PROCMAP_QUERY UAPI for systems
- * whose <linux/fs.h> lacks it (libaddrres/src/procmap_query_uapi.h, which
+ * whose <linux/fs.h> lacks it (libaddrres/include/addrres/procmap_query.h, which
  * also pins it to upstream's numbers).  This file compiles only if that
  * copy and the patched kernel's installed <linux/fs.h> agree: every field
  * at the same offset with the same size, the same struct size, flags and

@@ -13,7 +13,7 @@ set -euo pipefail
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-copy=$TOP/libaddrres/src/procmap_query_uapi.h
+copy=$TOP/libaddrres/include/addrres/procmap_query.h
 src=$TOP/tests/uapi/carried_copy_matches.c
 # The copy under other names, so that it and <linux/fs.h> can both be
 # included; and a copy of the copy with dev_major made 64-bit.

@@ -2,13 +2,15 @@
 /*
  * The PROCMAP_QUERY ioctl of /proc/PID/maps (Linux 6.11, and this
  * project's 6.1 series): from <linux/fs.h> when it has them, spelled out
- * here otherwise (Debian 12's headers are 6.1's).  The _Static_asserts
+ * here otherwise (Debian 12's headers are 6.1's).  Installed as
+ * <addrres/procmap_query.h>, for programs that make the ioctl themselves
+ * (the benchmark, the tests) with headers older than 6.11.  The _Static_asserts
  * below pin either to upstream's layout and numbers; tests/uapi/ checks
  * that this copy and the patched kernel's installed headers agree, field
  * by field, for each arch and its 32-bit ABI.
  */
-#ifndef LIBADDRRES_PROCMAP_QUERY_UAPI_H
-#define LIBADDRRES_PROCMAP_QUERY_UAPI_H
+#ifndef ADDRRES_PROCMAP_QUERY_H
+#define ADDRRES_PROCMAP_QUERY_H
 
 #include <stddef.h>
 #include <sys/ioctl.h>
@@ -78,4 +80,4 @@ _Static_assert(PROCMAP_QUERY_VMA_READABLE == 0x01 && PROCMAP_QUERY_VMA_WRITABLE 
 	       PROCMAP_QUERY_FILE_BACKED_VMA == 0x20,
 	       "procmap_query_flags differ from upstream");
 
-#endif /* LIBADDRRES_PROCMAP_QUERY_UAPI_H */
+#endif /* ADDRRES_PROCMAP_QUERY_H */
