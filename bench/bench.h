@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the benchmarks share: a monotonic clock in nanoseconds, a small
- * seeded generator (the same address sets on every machine), medians.
+ * What the benchmarks share: a monotonic clock in nanoseconds and a check
+ * that it is fine enough, a small seeded generator (the same address sets
+ * on every machine), medians.
  */
 #ifndef ADDRRES_BENCH_H
 #define ADDRRES_BENCH_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -16,6 +19,37 @@ static inline uint64_t bench_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline double bench_now_us(void)
+{
+	return (double)bench_now_ns() / 1e3;
+}
+
+/*
+ * A clock that advances in jiffies (a guest whose clocksource fell back
+ * from the TSC) would time nothing: measure its smallest step.  0, or
+ * -EINVAL with a message on stderr.
+ */
+static inline int bench_clock_check(void)
+{
+	uint64_t step = UINT64_MAX;
+
+	for (int i = 0; i < 5; i++) {
+		uint64_t t0 = bench_now_ns(), t1;
+
+		while ((t1 = bench_now_ns()) == t0)
+			;
+		if (t1 - t0 < step)
+			step = t1 - t0;
+	}
+	if (step > 10000) {
+		fprintf(stderr, "CLOCK_MONOTONIC advances in steps of %llu ns: too"
+			" coarse to measure; give the kernel a fine clocksource"
+			" (under QEMU: tsc=reliable)\n", (unsigned long long)step);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* splitmix64: tiny, good enough, and identical everywhere. */

@@ -19,19 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define KALLSYMS	"/proc/kallsyms"
 #define KALLMODSYMS	"/proc/kallmodsyms"
 #define CHUNK		(128 * 1024)
 
 static char buf[CHUNK];
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
 static void die(const char *what, const char *path)
 {
@@ -42,7 +36,7 @@ static void die(const char *what, const char *path)
 /* One whole read of @path; returns its size, adds its time to *@us. */
 static size_t read_once(const char *path, double *us)
 {
-	double start = now_us();
+	double start = bench_now_us();
 	size_t total = 0;
 	ssize_t n;
 	int fd;
@@ -55,21 +49,8 @@ static size_t read_once(const char *path, double *us)
 	if (n < 0)
 		die("read", path);
 	close(fd);
-	*us = now_us() - start;
+	*us = bench_now_us() - start;
 	return total;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double da = *(const double *)a, db = *(const double *)b;
-
-	return da < db ? -1 : da > db;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), compare_doubles);
-	return v[n / 2];
 }
 
 /*
@@ -158,9 +139,9 @@ int main(int argc, char **argv)
 	printf("kallsyms_bytes: %zu\n", size_syms);
 	printf("kallmodsyms_bytes: %zu\n", size_mods);
 	printf("reads_each: %d\n", n);
-	printf("kallsyms_us_per_read: %.0f\n", median(t_syms, n));
-	printf("kallmodsyms_us_per_read: %.0f\n", median(t_mods, n));
-	printf("ratio: %.2f\n", median(t_mods, n) / median(t_syms, n));
+	printf("kallsyms_us_per_read: %.0f\n", bench_median(t_syms, n));
+	printf("kallmodsyms_us_per_read: %.0f\n", bench_median(t_mods, n));
+	printf("ratio: %.2f\n", bench_median(t_mods, n) / bench_median(t_syms, n));
 	return 0;
 
 usage:

@@ -23,13 +23,7 @@
 
 #include <addrres.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "bench.h"
 
 /* One address with the set @pm, or, if @pm is NULL, a set of its own. */
 static int resolve_one(struct addrres_procmaps *pm, uint64_t addr, char *err, size_t err_sz)
@@ -90,12 +84,12 @@ int main(int argc, char **argv)
 	}
 	if (keep)
 		ret = addrres_procmaps__open(&opts, &kept);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (unsigned long i = 0; !ret && i < n; i++)
 		ret = resolve_one(kept, addr, err, sizeof(err));
 	if (!ret)
 		printf("%s: %lu in %.2f us each\n", keep ? "query on the open maps file" :
-		       "open, query, close", n, (double)(now_ns() - t0) / (double)n / 1e3);
+		       "open, query, close", n, (double)(bench_now_ns() - t0) / (double)n / 1e3);
 	addrres_procmaps__free(kept);
 	if (ret)
 		fprintf(stderr, "procmap-batch-loop: %s\n", err[0] ? err : strerror(-ret));

@@ -30,6 +30,8 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
+#include "bench.h"
+
 #define SCHEDSTATS "/proc/sys/kernel/sched_schedstats"
 #define MAX_CPUS 64
 
@@ -45,14 +47,6 @@ struct listener {
 
 static int schedstats_fd;
 static bool schedstats_on;
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
 static void die(const char *what)
 {
@@ -161,12 +155,12 @@ static void listener_stop(struct listener *l)
 /* Microseconds per flip over @n flips. */
 static double time_flips(int n)
 {
-	double t0 = now_us();
+	double t0 = bench_now_us();
 	int i;
 
 	for (i = 0; i < n; i++)
 		flip();
-	return (now_us() - t0) / n;
+	return (bench_now_us() - t0) / n;
 }
 
 int main(int argc, char **argv)
@@ -225,11 +219,11 @@ int main(int argc, char **argv)
 		unsigned long long n = 0;
 
 		listener_start(&l, pages[i]);
-		t0 = now_us();
+		t0 = bench_now_us();
 		do {
 			flip();
 			n++;
-			elapsed = now_us() - t0;
+			elapsed = bench_now_us() - t0;
 		} while (elapsed < seconds * 1e6);
 		listener_stop(&l);
 		printf("ring_pages_%zu: %.0f records/s, %.0f flips/s, %llu records, %llu lost\n",

@@ -15,10 +15,13 @@ lib_out=$ARCH_BUILD/libaddrres
 make -s -C "$TOP/libaddrres" OUTPUT="$lib_out" CC="$TARGET_CC" AR="${ARCH_CROSS_COMPILE}ar" \
 	EXTRA_CFLAGS="-isystem $OBJ/usr/include" LIBELF=0 "$lib_out/libaddrres.a" ||
 	die "cannot build libaddrres for $ARCH"
-for src in "$TOP"/demo/*.c "$TOP"/bench/*.c "$TOP"/addrres/addrres.c; do
-	out=$BIN_DIR/$(basename "$src" .c)
+# A program is one .c file, or a directory of them (bench/procmap-query-bench/).
+for src in "$TOP"/demo/*.c "$TOP"/bench/*.c "$TOP"/bench/*/ "$TOP"/addrres/addrres.c; do
+	name=$(basename "$src" .c)
+	srcs=("$src")
+	[ ! -d "$src" ] || srcs=("$src"*.c)
 	"$TARGET_CC" "${CFLAGS_STRICT[@]}" -O2 -isystem "$OBJ/usr/include" \
-		-I "$TOP/libaddrres/include" -o "$out" "$src" "$lib_out/libaddrres.a" ||
+		-I "$TOP/libaddrres/include" -o "$BIN_DIR/$name" "${srcs[@]}" "$lib_out/libaddrres.a" ||
 		die "cannot build $src for $ARCH"
 done
 

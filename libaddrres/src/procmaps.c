@@ -54,7 +54,7 @@ _Static_assert(ADDRRES_VMA_SHARED == PROCMAP_QUERY_VMA_SHARED, "flag values");
  * AUTO starts with the ioctl and, from its AUTO_MIN_QUERIES-th query on,
  * decides before each query whether one text pass would place the
  * addresses left for less than the queries they need (auto_switch()).
- * The host's costs, bench/procmap-query-bench.c in a process of 700 VMAs:
+ * The host's costs, bench/procmap-query-bench/ in a process of 700 VMAs:
  * a query with a name, 735 ns; a line of text read and parsed, about
  * 480 ns, 580 ns if it holds addresses; the text pass's own (lseek(), the
  * last read), about 3 us.  So the text wins only where nearly every line

@@ -12,7 +12,7 @@ set -euo pipefail
 # shellcheck source=../../scripts/ktap.sh
 . "$TOP/scripts/ktap.sh"
 
-src=$TOP/bench/procmap-query-bench.c
+src=$TOP/bench/procmap-query-bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bin=$work/procmap-query-bench
@@ -26,7 +26,7 @@ build() {
 	nice make -s -C "$TOP/libaddrres" OUTPUT="$work/lib" CC="$HOST_CC" LIBELF=0 \
 		EXTRA_CFLAGS="${CFLAGS_SANITIZE[*]}" "$work/lib/libaddrres.a" &&
 		nice "$HOST_CC" "${CFLAGS_STRICT[@]}" "${CFLAGS_SANITIZE[@]}" \
-			-I "$TOP/libaddrres/include" -o "$bin" "$src" "$work/lib/libaddrres.a"
+			-I "$TOP/libaddrres/include" -o "$bin" "$src"/*.c "$work/lib/libaddrres.a"
 }
 
 if ! out=$(build 2>&1); then
