@@ -65,9 +65,20 @@ fi
 
 # Rewrite the series.  The file's opening comment, up to its first blank
 # line, stays on top; each later comment block stays in front of the patch
-# it preceded, and the block of a dropped patch moves to the next one kept.
-declare -A keep=() header=()
-for p in "${new[@]}"; do keep[$p]=1; done
+# it preceded: the file of the same name, else (a renamed patch) the one
+# with the same patch id; the block of a dropped patch moves to the next
+# one kept.
+declare -A keep=() header=() by_id=() renamed=()
+for p in "${new[@]}"; do
+	keep[$p]=1
+	by_id[$(patch_ids <"$out/$p")]=$p
+done
+while read -r p; do
+	if [ -z "${keep[$p]:-}" ] && [ -f "$PATCH_DIR/$p" ]; then
+		id=$(patch_ids <"$PATCH_DIR/$p")
+		[ -z "${by_id[$id]:-}" ] || renamed[$p]=${by_id[$id]}
+	fi
+done < <(series_patches)
 intro="" pending=""
 while IFS= read -r line || [ -n "$line" ]; do
 	case $line in
@@ -78,6 +89,7 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <"$SERIES"
 while IFS= read -r line || [ -n "$line" ]; do
 	entry=$(printf '%s' "$line" | sed -e 's/#.*//' -e 's/[[:space:]]*$//')
+	[ -z "$entry" ] || [ -n "${keep[$entry]:-}" ] || entry=${renamed[$entry]:-$entry}
 	if [ -z "$entry" ]; then
 		pending+="$line"$'\n'
 	elif [ -n "${keep[$entry]:-}" ]; then
