@@ -32,7 +32,8 @@ help:
 	@echo 'make distro-build  kallmodsyms on Debian'\''s own 6.1 config of ARCH: build'
 	@echo '                   vmlinux with and without it, print the figures (hours)'
 	@echo 'make lint          checkpatch --strict on the series, shellcheck on the scripts'
-	@echo 'make check-series  build every patch on its own, W=1 (slow; ARCH=, LAST=N)'
+	@echo 'make check-series  build every patch on its own, W=1 (slow; ARCH=, LAST=N or'
+	@echo '                   ONLY=N,M: those patches, 1 the first)'
 
 # With a terminal, a shell in the guest; without one, the scripted demo.
 run: kernel
@@ -100,9 +101,11 @@ lint: deps
 	@$(S)/report.sh lint/lint.ktap $(S)/lint.sh
 
 # Not part of `make check`: it builds the kernel once per patch and arch
-# (hours the first time).  ARCH= for one arch, LAST=N for the last N patches.
+# (hours the first time).  ARCH= for one arch, LAST=N for the last N patches,
+# ONLY=N,M,... for those (1 is the first patch).
 check-series: deps
-	@$(S)/report.sh series-check/results.ktap $(S)/check-series.sh $(if $(LAST),--last $(LAST))
+	@$(S)/report.sh series-check/results.ktap $(S)/check-series.sh $(if $(LAST),--last $(LAST)) \
+		$(if $(ONLY),--only $(ONLY))
 
 # The kernel tree and objects are kept: `make tree FORCE=1` resets the tree.
 clean:

@@ -5,6 +5,10 @@
 #
 #   check-series.sh            every commit of base..HEAD of build/linux
 #   check-series.sh --last N   only the last N commits
+#   check-series.sh --only N,M only the N-th, M-th, ... commits after base
+#                              (1 is the first patch), oldest first: each
+#                              builds on the objects of the one checked
+#                              before it, and kbuild rebuilds what differs
 #
 # For each architecture (all of config/arch/, or only ARCH when it is set)
 # and each commit, oldest first: check the commit out in a worktree of the
@@ -24,10 +28,10 @@ requested_arch=${ARCH:-}
 . "$TOP/scripts/ktap.sh"
 
 usage() {
-	printf 'usage: %s [--last N]\n' "$0" >&2
+	printf 'usage: %s [--last N | --only N,M,...]\n' "$0" >&2
 	exit 2
 }
-last=""
+last="" only=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--last)
@@ -35,6 +39,13 @@ while [ $# -gt 0 ]; do
 			die "--last takes a number of commits (1 or more)"
 		fi
 		last=$2
+		shift 2
+		;;
+	--only)
+		if [ $# -lt 2 ] || ! [[ $2 =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]]; then
+			die "--only takes commit numbers separated by commas (1 is the first patch)"
+		fi
+		only=$2
 		shift 2
 		;;
 	-h | --help) usage ;;
@@ -52,8 +63,19 @@ tree_is_dirty && warn "$TREE has uncommitted edits: only its commits are checked
 
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || die "$TREE has no commit on top of base: nothing to check"
+if [ -n "$last" ] && [ -n "$only" ]; then
+	die "--last and --only: give one of them"
+fi
 if [ -n "$last" ] && [ "$last" -lt ${#commits[@]} ]; then
 	commits=("${commits[@]: -$last}")
+fi
+if [ -n "$only" ]; then
+	picked=()
+	for i in $(tr ',' '\n' <<<"$only" | sort -n -u); do
+		[ "$i" -le ${#commits[@]} ] || die "--only $i: the series has ${#commits[@]} commits"
+		picked+=("${commits[$((i - 1))]}")
+	done
+	commits=("${picked[@]}")
 fi
 if [ -n "$requested_arch" ]; then
 	arches=("$requested_arch")
@@ -98,7 +120,8 @@ checkout_at() { # commit [changes]
 
 # Build what the worktree holds into $SC_OBJ, with W=1; the log to LOG.
 build_into() { # log
-	local TREE=$WT OBJ=$SC_OBJ
+	local TREE=$WT KERNEL_SRC=$WT OBJ=$SC_OBJ
+	# kmake builds KERNEL_SRC, which lib.sh set to the tree: the worktree here.
 	# Each commit configured from make kernel's config: a symbol the series
 	# adds, unknown to the commits before it, is then set as make kernel's
 	# says once it exists (rather than dropped for good by the first
@@ -196,7 +219,7 @@ setup_arch() {
 		info "$ARCH: configuring from ${src#"$TOP"/}"
 		cp "$src" "$SC_OBJ/.config.source"
 		cp "$src" "$SC_OBJ/.config"
-		local TREE=$WT OBJ=$SC_OBJ
+		local TREE=$WT KERNEL_SRC=$WT OBJ=$SC_OBJ
 		kmake -s CC="$kernel_cc" olddefconfig >"$SC_DIR/$ARCH/logs/olddefconfig.log" 2>&1 ||
 			{ echo "make olddefconfig failed: see ${SC_DIR#"$TOP"/}/$ARCH/logs/olddefconfig.log"; return 0; }
 	fi
@@ -225,4 +248,5 @@ done
 
 info "done; build logs in ${SC_DIR#"$TOP"/}/<arch>/logs/."
 info "A failed patch: fix it in build/linux (git commit --fixup=<its commit>; git rebase -i base),"
-info "then run this again: it rebuilds only what changed.  --last N checks only the last N commits."
+info "then run this again: it rebuilds only what changed.  --last N checks only the last N commits,"
+info "--only N,M,... only those."
