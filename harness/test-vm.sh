@@ -18,6 +18,7 @@ mkdir -p "$out"
 # skiplist.sh), GUEST_SUITES guest suites (tests/NAME/guest.sh); both from
 # `make vm-test T=... SUITES=...`.  Naming either runs only what is named
 # (and boots only the guests it needs); naming neither runs everything.
+GUEST_SUITES=${GUEST_SUITES:-}
 export KSFT_SELECT=${KSFT_SELECT:-} GUEST_SUITES=${GUEST_SUITES//,/ }
 run_kselftests=yes run_suites=yes
 if [ -n "$KSFT_SELECT" ] || [ -n "$GUEST_SUITES" ]; then
