@@ -246,6 +246,9 @@ for arch in "${arches[@]}"; do
 	done
 done
 
+# The worktree back at the tree's HEAD: left at a commit in the middle, it
+# would look like a tree that differs from the series.
+git -C "$WT" checkout -q -f --detach "$(git -C "$TREE" rev-parse HEAD)"
 info "done; build logs in ${SC_DIR#"$TOP"/}/<arch>/logs/."
 info "A failed patch: fix it in build/linux (git commit --fixup=<its commit>; git rebase -i base),"
 info "then run this again: it rebuilds only what changed.  --last N checks only the last N commits,"

@@ -398,9 +398,10 @@ enum addrres_procmaps_method {
  * @method: ADDRRES_PROCMAPS_METHOD_AUTO (0, the default), _IOCTL or _TEXT.
  * @build_ids: also find each file-backed VMA's GNU build ID: the ioctl
  *	asks the kernel for it; the text path, and the ioctl path when the
- *	kernel answers with none (it could not read the file, or Linux 6.11
- *	found its first page uncached), read the mapped file's PT_NOTE
- *	segments with libelf (a library built with LIBELF=0 reads none).
+ *	kernel answers with none for an executable VMA (it could not read
+ *	the file, or Linux 6.11 found its first page uncached), read the
+ *	mapped file's PT_NOTE segments with libelf (a library built with
+ *	LIBELF=0 reads none).
  * @text_read_size: bytes per read() of the maps text; 0: 64 KiB.
  * @errbuf: if not NULL, where addrres_procmaps__open() and, later,
  *	addrres_procmaps__resolve() put a message, NUL terminated and cut
@@ -559,7 +560,9 @@ LIBADDRRES_API void addrres_procmaps__free(struct addrres_procmaps *pm);
  * Both methods give the same VMAs, with two exceptions: a file's path that
  * has "\012" in it is taken for a newline by the text path (the kernel
  * does not escape the backslash, so the text cannot tell them apart), and
- * in a library built with LIBELF=0 only the ioctl finds build IDs.  The
+ * build IDs: in a library built with LIBELF=0 only the ioctl finds them,
+ * and the ioctl's answer lacks one the kernel could not read for a VMA
+ * that is not executable.  The
  * x86_64 [vsyscall] page is not a VMA of the process (PROCMAP_QUERY does
  * not see it): the text path skips its line too.
  *

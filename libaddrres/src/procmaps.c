@@ -686,11 +686,14 @@ static int ioctl_query(struct addrres_procmaps *pm, uint64_t addr, const struct 
 		memcpy(copy, id, q.build_id_size);
 		v->build_id = copy;
 		v->build_id_size = q.build_id_size;
-	} else if (pm->build_ids && q.inode) {
+	} else if (pm->build_ids && q.inode && (q.vma_flags & PROCMAP_QUERY_VMA_EXECUTABLE)) {
 		/*
 		 * Size 0 also means the kernel could not read the file (out
 		 * of memory, an I/O error; on Linux 6.11, a first page not in
-		 * the page cache): read it here, as the text path does.
+		 * the page cache): read it here, as the text path does.  Only
+		 * for code: the data files a process maps (locales, fonts)
+		 * have no build ID, and reading each of them again on every
+		 * batch would cost the ioctl method what it saves.
 		 */
 		int err = file_build_id(pm, v);
 
