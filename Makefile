@@ -111,5 +111,6 @@ check-series: deps
 clean:
 	rm -rf build/results build/harness build/host-test build/lint \
 		$(foreach a,$(basename $(notdir $(wildcard config/arch/*.conf))),\
-			build/$(a)/vm build/$(a)/vm-suites build/$(a)/vm-bench build/$(a)/vm-upstream build/$(a)/vm.ktap \
+			build/$(a)/vm build/$(a)/vm-suites build/$(a)/vm-bench build/$(a)/vm-upstream build/$(a)/vm-series \
+			build/$(a)/vm.ktap build/$(a)/kselftest-series \
 			build/$(a)/kselftest build/$(a)/bin) build/upstream-bench

@@ -120,16 +120,6 @@ if ! kmake CC="$kernel_cc" "${flavor_vars[@]}" -j"$(nproc_jobs)" all >"$OBJ/buil
 	die "$ARCH kernel build failed; full log: $OBJ/build.log"
 fi
 grep -E 'warning:' "$OBJ/build.log" >&2 || true
-# The loadable modules (the tests' own), installed below $OBJ/$MODULES_DIR,
-# where guest-init finds them for modprobe.
-rm -rf "${OBJ:?}/$MODULES_DIR"
-if grep -qx 'CONFIG_MODULES=y' "$OBJ/.config"; then
-	kmake -s INSTALL_MOD_PATH="$OBJ/$MODULES_DIR" INSTALL_MOD_STRIP=1 modules_install \
-		>"$OBJ/modules_install.log" 2>&1 ||
-		die "modules_install failed; see $OBJ/modules_install.log"
-	# Without depmod (package kmod) modules_install only warns, and
-	# modprobe in the guest finds nothing.
-	[ -f "$OBJ/$MODULES_DIR/lib/modules/$(cat "$OBJ/include/config/kernel.release")/modules.dep" ] ||
-		die "modules_install wrote no modules.dep (is depmod, package kmod, installed? make deps); see $OBJ/modules_install.log"
-fi
+# The loadable modules (the tests' own), where guest-init finds them.
+install_kernel_modules "$OBJ/modules_install.log" || die "the $ARCH kernel's modules are not installed"
 info "built $(cat "$OBJ/include/config/kernel.release") for $ARCH"

@@ -6,7 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-log=$ARCH_BUILD/kselftest.log
+log=$KSFT_DIR.log    # build/ARCH/kselftest.log for the test kernel
 mkdir -p "$ARCH_BUILD"
 : >"$log"
 # kselftest_harness's per-case limit, for the guest's speed (config/test.conf).
@@ -19,7 +19,7 @@ stamp=$ksft_obj/.usercflags
 compat=()
 [ -z "$ARCH_COMPAT_CC" ] || compat=(COMPAT_CC="$ARCH_COMPAT_CC")
 if [ -n "$ARCH_COMPAT_KERNEL" ]; then
-	compat_hdr=$ARCH_BUILD/compat-headers
+	compat_hdr=$COMPAT_HDR_DIR
 	info "installing the $ARCH_COMPAT_KERNEL UAPI headers for 32-bit programs in $compat_hdr"
 	# kmake for the 32-bit ARCH, into an object dir of its own.
 	(

@@ -13,9 +13,14 @@
 # For each architecture (all of config/arch/, or only ARCH when it is set)
 # and each commit, oldest first: check the commit out in a worktree of the
 # tree of its own (build/series-check/linux, so build/linux stays as it is)
-# and build it with W=1 into build/series-check/ARCH/obj, configured like
-# `make kernel` (a copy of build/ARCH/obj/.config).  One commit builds on
-# the objects of the one before: only what a patch changes is recompiled.
+# and build it with W=1 into build/ARCH/obj-series (KERNEL_FLAVOR=series),
+# configured like `make kernel` (a copy of build/ARCH/obj/.config).  One
+# commit builds on the objects of the one before: only what a patch changes
+# is recompiled.  A commit that changes a kselftest directory of
+# config/test.conf's KSFT_TARGETS also has that directory built at the
+# commit (no warning in the files it touches) and run in a guest booting
+# the commit's kernel (harness/run-vm.sh): every result ok or skipped, and
+# a clean verdict (no splat).
 #
 # KTAP on stdout, one test per (arch, patch); progress on stderr.  A failed
 # build lists its first errors.  When a commit's build warns in a file the
@@ -118,34 +123,56 @@ checkout_at() { # commit [changes]
 	done < <(git -C "$TREE" diff --name-only "${2:-$1}^" "${2:-$1}")
 }
 
-# Build what the worktree holds into $SC_OBJ, with W=1; the log to LOG.
+# Build what the worktree holds into $OBJ (the series flavor's, whose
+# KERNEL_SRC is the worktree), with W=1 and the test kernel's make
+# variables; the log to LOG.
 build_into() { # log
-	local TREE=$WT KERNEL_SRC=$WT OBJ=$SC_OBJ
-	# kmake builds KERNEL_SRC, which lib.sh set to the tree: the worktree here.
+	local vars
+	read -r -a vars <<<"$KERNEL_TEST_MAKE_VARS"
 	# Each commit configured from make kernel's config: a symbol the series
 	# adds, unknown to the commits before it, is then set as make kernel's
 	# says once it exists (rather than dropped for good by the first
 	# olddefconfig).  Unchanged values rebuild nothing.
-	cp "$SC_OBJ/.config.source" "$SC_OBJ/.config"
+	cp "$OBJ/.config.source" "$OBJ/.config"
 	kmake -s CC="$kernel_cc" olddefconfig >"$1" 2>&1 &&
-		kmake CC="$kernel_cc" W=1 -j"$(nproc_jobs)" all >>"$1" 2>&1
+		kmake CC="$kernel_cc" "${vars[@]}" W=1 -j"$(nproc_jobs)" all >>"$1" 2>&1
 }
 
 # The W=1 warnings of a build log located in the files a commit changes,
 # one per line as "KEY<TAB>LINE": LINE as printed, KEY "path: warning: text"
 # with the path relative to the source tree (an objtool warning on a .o
 # counts for its .c) and no line or column number, so that a patch that
-# only moves code does not make its warnings new.
+# only moves code does not make its warnings new.  A relative path that make
+# printed inside a directory of the worktree (the kselftests build in their
+# source directories) is taken from that directory.
 touched_warnings() { # log commit
 	local rel
-	rel=$(realpath -m --relative-to="$SC_OBJ" "$WT")
+	rel=$(realpath -m --relative-to="$OBJ" "$WT")
 	git -C "$TREE" diff --name-only "$2^" "$2" |
 		awk -v wt="$WT/" -v rel="$rel/" '
+		# PATH without its "." and "dir/.." parts
+		function normal(path,   n, i, k, part, out) {
+			n = split(path, part, "/")
+			k = 0
+			for (i = 1; i <= n; i++) {
+				if (part[i] == "." || (part[i] == "" && i > 1)) continue
+				if (part[i] == ".." && k > 0 && out[k] != "..") { k--; continue }
+				out[++k] = part[i]
+			}
+			path = out[1]
+			for (i = 2; i <= k; i++) path = path "/" out[i]
+			return path
+		}
 		FNR == NR { touched[$0] = 1; next }
+		match($0, /^make(\[[0-9]+\])?: Entering directory \047/) {
+			dir = substr($0, RLENGTH + 1); sub(/\047$/, "", dir)
+			next
+		}
 		match($0, /^[^ :]+(:[0-9]+)?(:[0-9]+)?: warning: /) {
 			line = $0
 			path = line; sub(/:.*/, "", path)
 			text = line; sub(/^[^ :]+(:[0-9]+)?(:[0-9]+)?: warning: /, "", text)
+			if (substr(path, 1, 1) != "/" && index(dir "/", wt) == 1) path = normal(dir "/" path)
 			if (index(path, wt) == 1) path = substr(path, length(wt) + 1)
 			else if (index(path, rel) == 1) path = substr(path, length(rel) + 1)
 			while (substr(path, 1, 2) == "./") path = substr(path, 3)
@@ -158,13 +185,72 @@ touched_warnings() { # log commit
 # Shorten the worktree's paths in what is shown.
 show_paths() {
 	local rel
-	rel=$(realpath -m --relative-to="$SC_OBJ" "$WT")
+	rel=$(realpath -m --relative-to="$OBJ" "$WT")
 	sed -e "s|$WT/||g" -e "s|$rel/||g"
 }
 
 first_errors() { # log
 	grep -E -A3 ': (fatal )?error:|undefined reference to|\] Error [0-9]+' "$1" |
 		show_paths | head -n 30 || true
+}
+
+# The kselftest directories of KSFT_TARGETS that COMMIT changes.
+selftest_dirs_of() { # commit
+	local dir
+	for dir in $KSFT_TARGETS; do
+		git -C "$TREE" diff --quiet "$1^" "$1" -- "tools/testing/selftests/$dir" ||
+			printf '%s\n' "$dir"
+	done
+}
+
+# The commit's kernel built in $OBJ: report it, after building and running
+# the kselftest directories it changes.
+commit_built() { # commit subject log
+	local c=$1 subject=$2 base=${3%.log} dirs warns counts
+	mapfile -t dirs < <(selftest_dirs_of "$c")
+	if [ ${#dirs[@]} = 0 ]; then
+		ktap_result ok "$ARCH: $subject"
+		return 0
+	fi
+	info "$ARCH: building and running the kselftests it changes: ${dirs[*]}"
+	if ! install_kernel_modules "$base.modules.log" 2>"$base.err"; then
+		ktap_result fail "$ARCH: $subject" "$(cat "$base.err")"
+		return 0
+	fi
+	if ! KSFT_TARGETS="${dirs[*]}" "$TOP/scripts/build-selftests.sh" >"$base.err" 2>&1; then
+		cp "$KSFT_DIR.log" "$base.kselftest.log" 2>/dev/null || true
+		ktap_result fail "$ARCH: $subject" "its kselftests (${dirs[*]}) do not build: log ${base#"$TOP"/}.kselftest.log"
+		tail -n 30 "$base.err" | show_paths | ktap_diag
+		return 0
+	fi
+	cp "$KSFT_DIR.log" "$base.kselftest.log"
+	warns=$(touched_warnings "$base.kselftest.log" "$c")
+	if [ -n "$warns" ]; then
+		ktap_result fail "$ARCH: $subject" "its kselftests warn in the files it touches: log ${base#"$TOP"/}.kselftest.log"
+		cut -f2 <<<"$warns" | show_paths | sort -u | head -n 40 | ktap_diag
+		return 0
+	fi
+	# run-vm.sh fails only when the guest cannot boot: the verdict says so.
+	GUEST_RUN=kselftests KSFT_SELECT="${dirs[*]}" "$TOP/harness/run-vm.sh" tests >"$base.err" 2>&1 || true
+	counts=$(kselftest_counts "$VM_DIR/results/kselftest.ktap")
+	if grep -q '^not ok' "$VM_DIR/verdict.ktap" 2>/dev/null || [ ! -s "$VM_DIR/verdict.ktap" ] ||
+		! [[ $counts =~ ^[1-9][0-9]*\ passed,\ 0\ failed ]]; then
+		ktap_result fail "$ARCH: $subject" "its kselftests (${dirs[*]}) do not pass on its kernel (${counts:-no results}): ${VM_DIR#"$TOP"/}/console.log"
+		{
+			grep -h '^not ok' "$VM_DIR/verdict.ktap" "$VM_DIR/results/kselftest.ktap" 2>/dev/null || true
+			tail -n 5 "$base.err"
+		} | head -n 25 | ktap_diag
+		return 0
+	fi
+	ktap_result ok "$ARCH: $subject (kselftests ${dirs[*]}: $counts)"
+}
+
+# "N passed, N failed, N skipped" of the top-level results of a kselftest
+# run's KTAP (a program each); nothing when there is no such file.
+kselftest_counts() { # ktap
+	[ -f "$1" ] || return 0
+	awk '/^ok .*# SKIP/ { s++; next } /^ok / { p++ } /^not ok / { f++ }
+		END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' "$1"
 }
 
 check_commit() { # commit number
@@ -180,7 +266,7 @@ check_commit() { # commit number
 	fi
 	warns=$(touched_warnings "$log" "$c")
 	if [ -z "$warns" ]; then
-		ktap_result ok "$ARCH: $subject"
+		commit_built "$c" "$subject" "$log"
 		return 0
 	fi
 	# Warnings there: which ones did the parent already have?
@@ -194,7 +280,13 @@ check_commit() { # commit number
 	fi
 	added=$(comm -23 <(cut -f1 <<<"$warns" | sort -u) <(touched_warnings "$plog" "$c" | cut -f1 | sort -u))
 	if [ -z "$added" ]; then
-		ktap_result ok "$ARCH: $subject"
+		# The objects are the parent's now: the commit's again, for its
+		# kselftests' guest.
+		if [ -n "$(selftest_dirs_of "$c")" ] && { checkout_at "$c"; ! build_into "$log.again"; }; then
+			ktap_result fail "$ARCH: $subject" "built once, not twice: log ${log#"$TOP"/}.again"
+			return 0
+		fi
+		commit_built "$c" "$subject" "$log"
 		return 0
 	fi
 	ktap_result fail "$ARCH: $subject" "adds $(wc -l <<<"$added") W=1 warning(s) in the files it touches: log ${log#"$TOP"/}"
@@ -210,16 +302,20 @@ setup_arch() {
 	command -v "${ARCH_CROSS_COMPILE}gcc" >/dev/null 2>&1 ||
 		{ echo "no ${ARCH_CROSS_COMPILE}gcc: run make deps"; return 0; }
 	[ -f "$src" ] || { echo "no $ARCH kernel config in ${src#"$TOP"/}: run make kernel ARCH=$ARCH first"; return 0; }
-	mkdir -p "$SC_OBJ" "$SC_DIR/$ARCH/logs"
+	# Objects of before the series flavor (build/series-check/ARCH/obj):
+	# moved, not rebuilt.
+	if [ -d "$SC_DIR/$ARCH/obj" ] && [ ! -e "$OBJ" ]; then
+		mv "$SC_DIR/$ARCH/obj" "$OBJ"
+	fi
+	mkdir -p "$OBJ" "$SC_DIR/$ARCH/logs"
 	rm -f "$SC_DIR/$ARCH/logs/"*.log
 	# The first commit's sources, then its config: a copy of make kernel's,
 	# taken again only when that one changed (a new .config rebuilds more).
 	checkout_at "${commits[0]}"
-	if ! cmp -s "$src" "$SC_OBJ/.config.source"; then
+	if ! cmp -s "$src" "$OBJ/.config.source"; then
 		info "$ARCH: configuring from ${src#"$TOP"/}"
-		cp "$src" "$SC_OBJ/.config.source"
-		cp "$src" "$SC_OBJ/.config"
-		local TREE=$WT KERNEL_SRC=$WT OBJ=$SC_OBJ
+		cp "$src" "$OBJ/.config.source"
+		cp "$src" "$OBJ/.config"
 		kmake -s CC="$kernel_cc" olddefconfig >"$SC_DIR/$ARCH/logs/olddefconfig.log" 2>&1 ||
 			{ echo "make olddefconfig failed: see ${SC_DIR#"$TOP"/}/$ARCH/logs/olddefconfig.log"; return 0; }
 	fi
@@ -227,11 +323,13 @@ setup_arch() {
 
 ktap_plan $((${#arches[@]} * ${#commits[@]}))
 for arch in "${arches[@]}"; do
-	# What lib.sh derives from ARCH (it checks the arch), for this one.
-	ARCH=$arch
+	# What lib.sh derives from ARCH (it checks the arch) for this one, and
+	# from the series flavor: OBJ, KERNEL_SRC (the worktree), VM_DIR.
+	ARCH=$arch KERNEL_FLAVOR=series
+	export ARCH KERNEL_FLAVOR
 	# shellcheck source=lib.sh
 	. "$TOP/scripts/lib.sh"
-	SC_OBJ=$SC_DIR/$ARCH/obj
+	[ "$KERNEL_SRC" = "$WT" ] || die "lib.sh's series KERNEL_SRC $KERNEL_SRC is not the worktree $WT"
 	kernel_cc=$(kernel_cc)
 
 	problem=$(setup_arch)

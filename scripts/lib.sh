@@ -42,8 +42,10 @@ ARCH_BUILD=$BUILD_DIR/$ARCH
 # upstream reference (config/upstream.conf), which `make bench` compares
 # ours with, and the base kernel the same on the pinned 6.1 without the
 # series (config/base.conf), which shows what the series costs the paths
-# it must not slow down.  KERNEL_SRC is the source tree the flavor builds
-# from.
+# it must not slow down.  The series kernel is `make check-series`': the
+# test kernel's configuration at one commit of the series, built from a
+# worktree of the tree with W=1.  KERNEL_SRC is the source tree the flavor
+# builds from.
 KERNEL_FLAVOR=${KERNEL_FLAVOR:-test}
 KERNEL_SRC=$TREE
 case $KERNEL_FLAVOR in
@@ -57,9 +59,19 @@ base)
 	OBJ=$ARCH_BUILD/obj-base
 	KERNEL_SRC=$CACHE_DIR/base/$BASE_PACKAGE-$BASE_VERSION
 	;;
-*) printf 'error: KERNEL_FLAVOR is test, bench, upstream or base, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
+series)
+	OBJ=$ARCH_BUILD/obj-series
+	KERNEL_SRC=$BUILD_DIR/series-check/linux
+	;;
+*) printf 'error: KERNEL_FLAVOR is test, bench, upstream, base or series, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
 esac
 KSFT_DIR=$ARCH_BUILD/kselftest  # installed kselftests the guest runs
+# UAPI headers of ARCH_COMPAT_KERNEL, for the kselftests' 32-bit programs
+COMPAT_HDR_DIR=$ARCH_BUILD/compat-headers
+if [ "$KERNEL_FLAVOR" = series ]; then
+	KSFT_DIR=$ARCH_BUILD/kselftest-series
+	COMPAT_HDR_DIR=$ARCH_BUILD/compat-headers-series
+fi
 MODULES_DIR=mod-install         # below $OBJ: the kernel's modules, installed
 BIN_DIR=$ARCH_BUILD/bin         # the demo and benchmarks, built for ARCH
 # Console log and results of the last boot of the flavor's kernel: the
@@ -126,6 +138,23 @@ nproc_jobs() { nproc 2>/dev/null || echo 2; }
 kmake() {
 	make -C "$KERNEL_SRC" O="$OBJ" ARCH="$ARCH_KERNEL" CROSS_COMPILE="$ARCH_CROSS_COMPILE" \
 		LOCALVERSION="$LOCALVERSION" "$@"
+}
+
+# Install the loadable modules of the kernel built in $OBJ below
+# $OBJ/$MODULES_DIR, where guest-init finds them for modprobe; make's output
+# to LOG.  Says why on stderr when it fails.
+install_kernel_modules() { # log
+	rm -rf "${OBJ:?}/$MODULES_DIR"
+	grep -qx 'CONFIG_MODULES=y' "$OBJ/.config" || return 0
+	if ! kmake -s INSTALL_MOD_PATH="$OBJ/$MODULES_DIR" INSTALL_MOD_STRIP=1 modules_install >"$1" 2>&1; then
+		warn "modules_install failed; see $1"
+		return 1
+	fi
+	# Without depmod (package kmod) modules_install only warns, and
+	# modprobe in the guest finds nothing.
+	[ -f "$OBJ/$MODULES_DIR/lib/modules/$(cat "$OBJ/include/config/kernel.release")/modules.dep" ] && return 0
+	warn "modules_install wrote no modules.dep (is depmod, package kmod, installed? make deps); see $1"
+	return 1
 }
 
 # The kernel's compiler for ARCH (as ARCH_CROSS_COMPILE is when called),

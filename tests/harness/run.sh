@@ -23,7 +23,7 @@ mkdir "$work/cases"
 cp -r "$TOP/tests/harness/cases/." "$work/cases/"
 cd "$work/cases"
 cases=(*/)
-selection_cases=6
+selection_cases=8
 ktap_plan $((${#cases[@]} + selection_cases))
 for dir in "${cases[@]}"; do
 	c=${dir%/}
@@ -101,6 +101,26 @@ TAP version 13
 1..1
 ok 1 selftests: proc: proc-pid-vm # SKIP broken on purpose (config/skiplist)
 exit 0
+EOF2
+# A directory that was not built (no test of it in the list) is not a
+# stale entry; a missing test of a built directory is.
+printf '%s\n' 'proc:proc-pid-vm broken on purpose' 'unbuilt:any not built here' >skip-dirs
+rc=0
+SKIPLIST=$work/skip-dirs "$TOP/harness/skiplist.sh" run-list list >got 2>&1 || rc=$?
+echo "exit $rc" >>got
+expect "skip-list entries of a directory the list does not have are ignored" <<'EOF2'
+proc:proc-procmap-query
+perf_events:text_poke
+kallmodsyms:kallmodsyms
+exit 0
+EOF2
+printf '%s\n' 'proc:proc-gone removed upstream' >skip-stale
+rc=0
+SKIPLIST=$work/skip-stale "$TOP/harness/skiplist.sh" run-list list >got 2>&1 || rc=$?
+echo "exit $rc" >>got
+expect "a skip-list entry for a test its built directory lacks is an error" <<EOF2
+error: $work/skip-stale:1: proc:proc-gone is not in list: remove the stale entry
+exit 1
 EOF2
 rc=0
 SUITES=harness,no-such-suite "$TOP/scripts/host-test.sh" >got 2>&1 || rc=$?

@@ -39,7 +39,7 @@ for arch in "${arches[@]}"; do
 		echo "$ARCH|64-bit|$TARGET_CC|$OBJ/usr/include"
 		if [ -n "$ARCH_COMPAT_CC" ]; then
 			hdr=$OBJ/usr/include
-			[ -z "$ARCH_COMPAT_KERNEL" ] || hdr=$ARCH_BUILD/compat-headers/include
+			[ -z "$ARCH_COMPAT_KERNEL" ] || hdr=$COMPAT_HDR_DIR/include
 			echo "$ARCH|32-bit|$ARCH_COMPAT_CC|$hdr"
 		fi
 	)
