@@ -4,6 +4,8 @@
  *
  *   addrres kaddr [OPTIONS] [ADDR...]     kernel addresses -> symbols
  *   addrres kname [OPTIONS] [NAME...]     kernel symbol names -> addresses
+ *   addrres count [OPTIONS] NAME [COMMAND...]
+ *                                          calls of one kernel function
  *   addrres maps -p PID [OPTIONS] [ADDR...]
  *                                          a process's addresses -> VMA,
  *                                          file offset, ELF symbol
@@ -17,14 +19,22 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include <addrres.h>
+
+#include "kprobe_counter.h"
+
+extern char **environ;
 
 /* The exit codes; addrres.1 and `addrres help` list them. */
 enum exit_code {
@@ -73,6 +83,11 @@ static const char usage_text[] =
 "                            ADDR TYPE SYMBOL [MODULE]... {OBJECT}\n"
 "                          NAME may be qualified: \"NAME [MODULE] {OBJECT}\",\n"
 "                          or \"=NAME ...\" for an exact match\n"
+"  count NAME [COMMAND...] the calls of the one kernel function that NAME\n"
+"                          names (qualified as for kname), counted by a BPF\n"
+"                          kprobe at its address while COMMAND runs, else\n"
+"                          until SIGINT or SIGTERM:\n"
+"                            CALLS ADDR SYMBOL [MODULE]... {OBJECT}\n"
 "  maps -p PID [ADDR...]   the mapping and ELF symbol of each address of PID:\n"
 "                            ADDR PATH+0xFILE_OFFSET SYMBOL+0xOFFSET FILE:LINE\n"
 "  help                    this text\n"
@@ -85,12 +100,26 @@ static const char usage_text[] =
 "  -j, --json              one JSON object per line (JSON Lines) instead\n"
 "  -q, --quiet             no notes on stderr (such as a fallback taken)\n"
 "\n"
-"kaddr and kname:\n"
+"kaddr, kname and count:\n"
 "  -s, --source=WHICH      auto (kallmodsyms, else kallsyms; the default),\n"
 "                          kallmodsyms (fail if the kernel lacks it), kallsyms\n"
 "      --kallmodsyms=FILE  read FILE instead of /proc/kallmodsyms\n"
 "      --kallsyms=FILE     read FILE instead of /proc/kallsyms\n"
 "      --modules=FILE      read FILE instead of /proc/modules\n"
+"\n"
+"kname:\n"
+"  -a, --attach=FORM       for the one match of each name, print how a tool\n"
+"                          probes its address instead: tracefs (a line for\n"
+"                          kprobe_events), perf (perf probe), bpftrace (a\n"
+"                          probe for bpftrace --unsafe); an ambiguous name\n"
+"                          lists its candidates\n"
+"\n"
+"count:\n"
+"  -m, --method=WHICH      auto (the default: kprobe.multi, else a kprobe\n"
+"                          perf event), multi, kprobe\n"
+"  -d, --duration=SECONDS  stop after SECONDS (without COMMAND)\n"
+"  -i, --interval=SECONDS  also print the calls of each interval:\n"
+"                            ELAPSED CALLS\n"
 "\n"
 "maps:\n"
 "  -p, --pid=PID           the process (required; 0 is addrres itself)\n"
@@ -114,6 +143,8 @@ static const char usage_text[] =
 "  5  permission denied (the message says which setting or capability\n"
 "     would allow it)\n"
 "  6  the kernel lacks a feature that --source or --method requires\n"
+"     (count: kprobe.multi asked for without CONFIG_FPROBE, or addrres\n"
+"     built without libbpf)\n"
 "     (without the option, addrres falls back and says so in a note)\n"
 "  7  any other error (reading a file, a malformed line in it, memory)\n";
 
@@ -281,51 +312,67 @@ struct kernel_opts {
 	struct addrres_ksyms_opts open;
 };
 
+/* The options of every kernel command, in each one's getopt_long() table. */
+#define KERNEL_SHORTOPTS "jqs:"
+#define KERNEL_LONGOPTS \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "source", required_argument, NULL, 's' }, \
+	{ "kallmodsyms", required_argument, NULL, 'K' }, \
+	{ "kallsyms", required_argument, NULL, 'k' }, \
+	{ "modules", required_argument, NULL, 'M' }
+
+/*
+ * Apply option C of KERNEL_LONGOPTS; an exit code, or -1 if C is not one
+ * of them (the command's own, or unknown).
+ */
+static int kernel_opts__apply(struct kernel_opts *ko, int c, const char *arg)
+{
+	switch (c) {
+	case 'j':
+		ko->json = true;
+		return EXIT_RESOLVED;
+	case 'q':
+		quiet = true;
+		return EXIT_RESOLVED;
+	case 's':
+		if (!strcmp(arg, "auto"))
+			ko->open.source = 0;
+		else if (!strcmp(arg, "kallmodsyms"))
+			ko->open.source = ADDRRES_KSYMS_SOURCE_KALLMODSYMS;
+		else if (!strcmp(arg, "kallsyms"))
+			ko->open.source = ADDRRES_KSYMS_SOURCE_KALLSYMS;
+		else
+			return usage_error("--source: \"%s\" is not auto, kallmodsyms or kallsyms", arg);
+		return EXIT_RESOLVED;
+	case 'K':
+		ko->open.kallmodsyms_path = arg;
+		return EXIT_RESOLVED;
+	case 'k':
+		ko->open.kallsyms_path = arg;
+		return EXIT_RESOLVED;
+	case 'M':
+		ko->open.modules_path = arg;
+		return EXIT_RESOLVED;
+	}
+	return -1;
+}
+
+static int unknown_option(char **argv)
+{
+	return usage_error("%s: unknown option or missing argument", argv[0]);
+}
+
 static int kernel_opts__parse(struct kernel_opts *ko, int argc, char **argv, int *first_arg)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "source", required_argument, NULL, 's' },
-		{ "kallmodsyms", required_argument, NULL, 'K' },
-		{ "kallsyms", required_argument, NULL, 'k' },
-		{ "modules", required_argument, NULL, 'M' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	static const struct option longopts[] = { KERNEL_LONGOPTS, { NULL, 0, NULL, 0 } };
+	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+jqs:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			ko->json = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 's':
-			if (!strcmp(optarg, "auto"))
-				ko->open.source = 0;
-			else if (!strcmp(optarg, "kallmodsyms"))
-				ko->open.source = ADDRRES_KSYMS_SOURCE_KALLMODSYMS;
-			else if (!strcmp(optarg, "kallsyms"))
-				ko->open.source = ADDRRES_KSYMS_SOURCE_KALLSYMS;
-			else
-				return usage_error("--source: \"%s\" is not auto, kallmodsyms or kallsyms",
-						   optarg);
-			break;
-		case 'K':
-			ko->open.kallmodsyms_path = optarg;
-			break;
-		case 'k':
-			ko->open.kallsyms_path = optarg;
-			break;
-		case 'M':
-			ko->open.modules_path = optarg;
-			break;
-		default:
-			return usage_error("%s: unknown option or missing argument", argv[0]);
-		}
+	while ((c = getopt_long(argc, argv, "+" KERNEL_SHORTOPTS, longopts, NULL)) != -1) {
+		ret = kernel_opts__apply(ko, c, optarg);
+		if (ret)
+			return ret < 0 ? unknown_option(argv) : ret;
 	}
 	*first_arg = optind;
 	return EXIT_RESOLVED;
@@ -478,23 +525,89 @@ static int cmd_kaddr(int argc, char **argv)
 	return ret;
 }
 
+/* How a tool is told to probe a kernel address: kname --attach=FORM. */
+enum attach_form {
+	ATTACH_NONE,
+	ATTACH_TRACEFS,		/* a line for tracefs' kprobe_events */
+	ATTACH_PERF,		/* a perf probe command */
+	ATTACH_BPFTRACE,	/* a bpftrace probe (bpftrace --unsafe) */
+};
+
+static bool ksym__is_code(const struct addrres_ksym *sym)
+{
+	return strchr("tTwW", sym->type) != NULL;
+}
+
+/*
+ * The probe of FORM at the symbol's address, in BUF.  A tracefs event is
+ * named after the function and its address (unique in one boot), within
+ * the 63 characters tracefs allows, and put in the group "addrres".
+ */
+static void attach_form__write(enum attach_form form, const struct addrres_ksym *sym,
+			       char *buf, size_t size)
+{
+	char event[64];
+	int len;
+
+	switch (form) {
+	case ATTACH_TRACEFS:
+		len = snprintf(event, sizeof(event), "%.46s", sym->name);
+		for (int i = 0; i < len; i++) {
+			if (!isalnum((unsigned char)event[i]))
+				event[i] = '_';
+		}
+		snprintf(buf, size, "p:addrres/%s_%" PRIx64 " 0x%" PRIx64, event, sym->addr, sym->addr);
+		break;
+	case ATTACH_PERF:
+		snprintf(buf, size, "perf probe --add 0x%" PRIx64, sym->addr);
+		break;
+	case ATTACH_BPFTRACE:
+		snprintf(buf, size, "kprobe:0x%" PRIx64, sym->addr);
+		break;
+	case ATTACH_NONE:
+		buf[0] = '\0';
+		break;
+	}
+}
+
 static int cmd_kname(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		KERNEL_LONGOPTS,
+		{ "attach", required_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct kernel_opts ko = { .open = { .sz = sizeof(ko.open) } };
 	const struct addrres_ksym **syms = NULL;
+	enum attach_form attach = ATTACH_NONE;
 	struct addrres_ksyms *ks = NULL;
 	size_t count, cap = 0;
-	int ret, first = 0, err;
+	int ret, err, c;
+	bool probes;
+	char probe[128];
 	struct args a;
 	char *query;
 
-	ret = kernel_opts__parse(&ko, argc, argv, &first);
-	if (ret)
-		return ret;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+" KERNEL_SHORTOPTS "a:", longopts, NULL)) != -1) {
+		if (c != 'a') {
+			ret = kernel_opts__apply(&ko, c, optarg);
+			if (ret)
+				return ret < 0 ? unknown_option(argv) : ret;
+		} else if (!strcmp(optarg, "tracefs")) {
+			attach = ATTACH_TRACEFS;
+		} else if (!strcmp(optarg, "perf")) {
+			attach = ATTACH_PERF;
+		} else if (!strcmp(optarg, "bpftrace")) {
+			attach = ATTACH_BPFTRACE;
+		} else {
+			return usage_error("--attach: \"%s\" is not tracefs, perf or bpftrace", optarg);
+		}
+	}
 	ret = kernel__open(&ko, &ks);
 	if (ret)
 		return ret;
-	args__init(&a, argc - first, argv + first);
+	args__init(&a, argc - optind, argv + optind);
 	while ((query = args__next_line(&a))) {
 		/* Ask for the count, then for all the matches. */
 		err = addrres_ksyms__find_name(ks, query, syms, cap, &count);
@@ -529,6 +642,16 @@ static int cmd_kname(int argc, char **argv)
 		}
 		if (err == -ENOENT)
 			count = 0;
+		/*
+		 * A probe only for the one match of a name, and only if it is
+		 * code: an ambiguous name lists its candidates, to be qualified.
+		 */
+		probes = attach && !err;
+		if (probes && !ksym__is_code(syms[0])) {
+			note("%s: 0x%" PRIx64 " is not code (type %c): no probe for it",
+			     query, syms[0]->addr, syms[0]->type);
+			ret = EXIT_UNRESOLVED;
+		}
 		if (ko.json) {
 			fputs("{\"query\":", stdout);
 			json_str(query);
@@ -539,6 +662,14 @@ static int cmd_kname(int argc, char **argv)
 				putchar(',');
 				ksym__print_json_fields(syms[i], addrres_ksyms__source(ks) ==
 							ADDRRES_KSYMS_SOURCE_KALLMODSYMS);
+				if (probes) {
+					attach_form__write(attach, syms[i], probe, sizeof(probe));
+					fputs(",\"probe\":", stdout);
+					if (ksym__is_code(syms[i]))
+						json_str(probe);
+					else
+						fputs("null", stdout);
+				}
 				putchar('}');
 			}
 			puts("]}");
@@ -546,9 +677,16 @@ static int cmd_kname(int argc, char **argv)
 			printf("?? %s\n", query);
 		}
 		for (size_t i = 0; !ko.json && i < count; i++) {
-			printf("0x%" PRIx64 " %c %s", syms[i]->addr, syms[i]->type, syms[i]->name);
-			ksym__print_annotations(syms[i]);
-			putchar('\n');
+			if (probes && !ksym__is_code(syms[i])) {
+				printf("?? %s\n", query);
+			} else if (probes) {
+				attach_form__write(attach, syms[i], probe, sizeof(probe));
+				puts(probe);
+			} else {
+				printf("0x%" PRIx64 " %c %s", syms[i]->addr, syms[i]->type, syms[i]->name);
+				ksym__print_annotations(syms[i]);
+				putchar('\n');
+			}
 		}
 	}
 	if (!query && ret != EXIT_FAILURE_OTHER && args__end(&a))
@@ -994,6 +1132,256 @@ out:
 	return ret;
 }
 
+/* ---- count: the calls of one kernel function ---- */
+
+static volatile sig_atomic_t stop_counting;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_counting = 1;
+}
+
+static double seconds_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/* Seconds in an option: a positive decimal number. */
+static bool parse_seconds(const char *s, double *secs)
+{
+	char *end;
+
+	errno = 0;
+	*secs = strtod(s, &end);
+	return !errno && end != s && !*end && *secs > 0 && *secs < 1e9;
+}
+
+/*
+ * The one code symbol a count query names; an exit code after a message
+ * (an ambiguous name lists its candidates on stdout).
+ */
+static int count__find(const struct kernel_opts *ko, struct addrres_ksyms *ks, const char *query,
+		       const struct addrres_ksym **symp)
+{
+	const struct addrres_ksym **syms;
+	size_t count;
+	int err;
+
+	err = addrres_ksyms__find_name(ks, query, symp, 1, &count);
+	if (err == -EINVAL) {
+		msg("malformed name query \"%s\": expected NAME, then optionally [MODULE]... and one {OBJECT}",
+		    query);
+		return EXIT_MALFORMED;
+	}
+	if (err == -ENOENT) {
+		msg("no kernel symbol matches \"%s\"", query);
+		return EXIT_UNRESOLVED;
+	}
+	if (err == -ENOTUNIQ) {
+		syms = calloc(count, sizeof(*syms));
+		if (!syms) {
+			msg("out of memory");
+			return EXIT_FAILURE_OTHER;
+		}
+		addrres_ksyms__find_name(ks, query, syms, count, &count);
+		msg("\"%s\" is ambiguous: %zu symbols match; count one of them by its qualified name:",
+		    query, count);
+		for (size_t i = 0; i < count; i++) {
+			if (ko->json) {
+				putchar('{');
+				json_hex("address", syms[i]->addr);
+				putchar(',');
+				ksym__print_json_fields(syms[i], addrres_ksyms__source(ks) ==
+							ADDRRES_KSYMS_SOURCE_KALLMODSYMS);
+				puts("}");
+			} else {
+				printf("0x%" PRIx64 " %c %s", syms[i]->addr, syms[i]->type, syms[i]->name);
+				ksym__print_annotations(syms[i]);
+				putchar('\n');
+			}
+		}
+		free(syms);
+		return EXIT_UNRESOLVED;
+	}
+	if (err) {
+		msg("%s: %s", query, strerror(-err));
+		return EXIT_FAILURE_OTHER;
+	}
+	if (!ksym__is_code(*symp)) {
+		msg("\"%s\" is not code (type %c at 0x%" PRIx64 "): only functions can be counted",
+		    query, (*symp)->type, (*symp)->addr);
+		return EXIT_UNRESOLVED;
+	}
+	return EXIT_RESOLVED;
+}
+
+static void count__print_interval(bool json, double elapsed, uint64_t calls)
+{
+	if (json)
+		printf("{\"elapsed_s\":%.3f,\"calls\":%" PRIu64 "}\n", elapsed, calls);
+	else
+		printf("%.3f %" PRIu64 "\n", elapsed, calls);
+	fflush(stdout);
+}
+
+static void count__print_total(const struct kernel_opts *ko, const struct addrres_ksyms *ks,
+			       const struct addrres_ksym *sym, const struct kprobe_counter *counter,
+			       double elapsed)
+{
+	uint64_t calls = kprobe_counter__calls(counter);
+	bool multi = kprobe_counter__method(counter) == KPROBE_COUNTER_MULTI;
+
+	if (!ko->json) {
+		printf("%" PRIu64 " 0x%" PRIx64 " %s", calls, sym->addr, sym->name);
+		ksym__print_annotations(sym);
+		putchar('\n');
+		return;
+	}
+	printf("{\"calls\":%" PRIu64 ",\"elapsed_s\":%.3f,\"method\":\"%s\",", calls, elapsed,
+	       multi ? "kprobe.multi" : "kprobe");
+	json_hex("address", sym->addr);
+	putchar(',');
+	ksym__print_json_fields(sym, addrres_ksyms__source(ks) == ADDRRES_KSYMS_SOURCE_KALLMODSYMS);
+	puts("}");
+}
+
+/* Run COMMAND to its end; an exit code after a message if it failed. */
+static int count__run(char **command)
+{
+	int err, status;
+	pid_t pid;
+
+	err = posix_spawnp(&pid, command[0], NULL, NULL, command, environ);
+	if (err) {
+		msg("%s: %s", command[0], strerror(err));
+		return EXIT_FAILURE_OTHER;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			msg("waiting for %s: %s", command[0], strerror(errno));
+			return EXIT_FAILURE_OTHER;
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return EXIT_RESOLVED;
+	if (WIFEXITED(status))
+		msg("%s exited with status %d", command[0], WEXITSTATUS(status));
+	else
+		msg("%s was killed by signal %d", command[0], WTERMSIG(status));
+	return EXIT_FAILURE_OTHER;
+}
+
+/* Count until a signal, the duration, or the end of COMMAND. */
+static int cmd_count(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		KERNEL_LONGOPTS,
+		{ "interval", required_argument, NULL, 'i' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "method", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kernel_opts ko = { .open = { .sz = sizeof(ko.open) } };
+	enum kprobe_counter_method method = KPROBE_COUNTER_AUTO;
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct kprobe_counter *counter = NULL;
+	const struct addrres_ksym *sym = NULL;
+	double interval = 0, duration = 0, next;
+	struct addrres_ksyms *ks = NULL;
+	uint64_t last = 0, calls;
+	struct timespec start;
+	char err[512];
+	int ret, c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+" KERNEL_SHORTOPTS "i:d:m:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (!parse_seconds(optarg, &interval))
+				return usage_error("--interval: \"%s\" is not a number of seconds above 0",
+						   optarg);
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, &duration))
+				return usage_error("--duration: \"%s\" is not a number of seconds above 0",
+						   optarg);
+			break;
+		case 'm':
+			if (!strcmp(optarg, "auto"))
+				method = KPROBE_COUNTER_AUTO;
+			else if (!strcmp(optarg, "multi"))
+				method = KPROBE_COUNTER_MULTI;
+			else if (!strcmp(optarg, "kprobe"))
+				method = KPROBE_COUNTER_PERF;
+			else
+				return usage_error("--method: \"%s\" is not auto, multi or kprobe", optarg);
+			break;
+		default:
+			ret = kernel_opts__apply(&ko, c, optarg);
+			if (ret)
+				return ret < 0 ? unknown_option(argv) : ret;
+		}
+	}
+	if (optind >= argc)
+		return usage_error("count: a function NAME is required");
+	if (optind + 1 < argc && (interval || duration))
+		return usage_error("count: COMMAND and --interval or --duration: give one of them");
+
+	ret = kernel__open(&ko, &ks);
+	if (ret)
+		return ret;
+	ret = count__find(&ko, ks, argv[optind], &sym);
+	if (ret)
+		goto out;
+	ret = kprobe_counter__open(sym->addr, method, &counter, err, sizeof(err));
+	if (ret) {
+		msg("counting the calls of \"%s\" at 0x%" PRIx64 ": %s", argv[optind], sym->addr, err);
+		ret = ret == -EPERM || ret == -EACCES ? EXIT_PERMISSION :
+		      ret == -EOPNOTSUPP ? EXIT_NO_FEATURE : EXIT_FAILURE_OTHER;
+		goto out;
+	}
+	note("counting the calls of 0x%" PRIx64 " (\"%s\") with %s", sym->addr, argv[optind],
+	     kprobe_counter__method(counter) == KPROBE_COUNTER_MULTI ? "a kprobe.multi link" :
+								       "a kprobe perf event");
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	if (optind + 1 < argc) {
+		ret = count__run(argv + optind + 1);
+	} else {
+		/* No SA_RESTART: a signal ends the sleep at once. */
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		next = interval;
+		while (!stop_counting) {
+			double now = seconds_since(&start), until = duration ? duration : 1e9;
+			struct timespec ts;
+
+			if (interval && next < until)
+				until = next;
+			if (now >= until) {
+				if (duration && now >= duration)
+					break;
+				calls = kprobe_counter__calls(counter);
+				count__print_interval(ko.json, next, calls - last);
+				last = calls;
+				next += interval;
+				continue;
+			}
+			ts.tv_sec = (time_t)(until - now);
+			ts.tv_nsec = (long)((until - now - (double)ts.tv_sec) * 1e9);
+			nanosleep(&ts, NULL);
+		}
+	}
+	count__print_total(&ko, ks, sym, counter, seconds_since(&start));
+out:
+	kprobe_counter__free(counter);
+	addrres_ksyms__free(ks);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -1002,6 +1390,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "kaddr", cmd_kaddr },
 		{ "kname", cmd_kname },
+		{ "count", cmd_count },
 		{ "maps", cmd_maps },
 	};
 	int first = 1;

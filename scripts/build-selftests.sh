@@ -29,29 +29,10 @@ if [ -n "$ARCH_COMPAT_KERNEL" ]; then
 	compat+=(COMPAT_KHDR_INCLUDES="-isystem $compat_hdr/include")
 fi
 
-# The text_poke programs attach BPF trampolines with libbpf: its headers
-# come from the host's libbpf-dev (the same on every arch).  An arch that
-# boots a Debian root of its own links that root's libbpf1, the library the
-# guest loads (the cross compilers have no libbpf-dev).
-user_cflags=$case_limit
-user_ldflags=
-if [ "$ARCH_ROOT" = debian ]; then
-	root=$("$TOP/scripts/build-rootfs.sh")
-	triplet=$($TARGET_CC -print-multiarch)
-	root_libs=$root/usr/lib/$triplet
-	[ -e "$root_libs/libbpf.so.1" ] ||
-		die "no libbpf.so.1 in the $ARCH root $root_libs (config/rootfs.conf lists libbpf1)"
-	libbpf=$ARCH_BUILD/libbpf
-	rm -rf "$libbpf"
-	mkdir -p "$libbpf/include" "$libbpf/lib"
-	cp -r /usr/include/bpf "$libbpf/include/"
-	ln -s "$root_libs/libbpf.so.1" "$libbpf/lib/libbpf.so"
-	# -I: the proc compat build drops every -isystem word from CFLAGS.
-	user_cflags+=" -I$libbpf/include"
-	# libbpf's own dependencies (libelf, zlib) from the root, under
-	# /usr/lib and /lib (the extracted root is not merged-/usr).
-	user_ldflags="-L$libbpf/lib -Wl,-rpath-link,$root_libs:$root/lib/$triplet"
-fi
+# The text_poke and bpf_same_name programs load BPF with libbpf.
+libbpf_for_arch
+user_cflags="$case_limit${LIBBPF_CFLAGS:+ $LIBBPF_CFLAGS}"
+user_ldflags=$LIBBPF_LDFLAGS
 
 flags="$user_cflags $user_ldflags"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$flags" ]; then
@@ -75,13 +56,13 @@ without=$(sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$log" | grep -E '\.c( |$)
 	die "kselftests built without $case_limit (a Makefile that drops USERCFLAGS?):"$'\n'"$without"
 ! grep -q '"TEST_TIMEOUT_DEFAULT" redefined' "$log" ||
 	die "kselftest_harness.h does not take $case_limit (see $log): is the series applied?"
-# Without libbpf the trampoline cases would only skip.
-case " $KSFT_TARGETS " in
-*" perf_events "*)
-	readelf -d "$KSFT_DIR/perf_events/text_poke" 2>/dev/null | grep -q 'libbpf\.so' ||
-		die "perf_events/text_poke was built without libbpf (libbpf-dev); see $log"
-	;;
-esac
+# Without libbpf the trampoline and same-name cases would only skip.
+for prog in perf_events/text_poke kallmodsyms/bpf_same_name; do
+	case " $KSFT_TARGETS " in *" ${prog%%/*} "*) ;; *) continue ;; esac
+	[ ! -e "$KERNEL_SRC/tools/testing/selftests/$prog.c" ] ||
+		readelf -d "$KSFT_DIR/$prog" 2>/dev/null | grep -q 'libbpf\.so' ||
+		die "$prog was built without libbpf (libbpf-dev); see $log"
+done
 echo "$flags" >"$stamp"
 [ -s "$KSFT_DIR/kselftest-list.txt" ] || die "kselftest-install listed no tests in $KSFT_DIR"
 # kselftest-install carries on past a directory that failed to build.

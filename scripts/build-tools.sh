@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the userspace programs the guest of ARCH runs (the demo, the
-# benchmarks, the addrres tool) against the UAPI headers of the patched tree, into $BIN_DIR,
-# linked with libaddrres built for ARCH (static, into $ARCH_BUILD/libaddrres).
+# benchmarks, the addrres tool) against the UAPI headers of the patched
+# tree, into $BIN_DIR, linked with libaddrres built for ARCH (static, into
+# $ARCH_BUILD/libaddrres; addrres's own copy in $ARCH_BUILD/addrres).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,7 +17,7 @@ make -s -C "$TOP/libaddrres" OUTPUT="$lib_out" CC="$TARGET_CC" AR="${ARCH_CROSS_
 	EXTRA_CFLAGS="-isystem $OBJ/usr/include" LIBELF=0 "$lib_out/libaddrres.a" ||
 	die "cannot build libaddrres for $ARCH"
 # A program is one .c file, or a directory of them (bench/procmap-query-bench/).
-for src in "$TOP"/demo/*.c "$TOP"/bench/*.c "$TOP"/bench/*/ "$TOP"/addrres/addrres.c; do
+for src in "$TOP"/demo/*.c "$TOP"/bench/*.c "$TOP"/bench/*/; do
 	name=$(basename "$src" .c)
 	srcs=("$src")
 	[ ! -d "$src" ] || srcs=("$src"*.c)
@@ -24,6 +25,15 @@ for src in "$TOP"/demo/*.c "$TOP"/bench/*.c "$TOP"/bench/*/ "$TOP"/addrres/addrr
 		-I "$TOP/libaddrres/include" -o "$BIN_DIR/$name" "${srcs[@]}" "$lib_out/libaddrres.a" ||
 		die "cannot build $src for $ARCH"
 done
+
+# addrres, by its Makefile: with its BPF counter (addrres count), whose BPF
+# object and skeleton are built with the host's clang and bpftool (BPF
+# bytecode is the same for every arch), linked with libbpf for ARCH.
+libbpf_for_arch
+make -s -C "$TOP/addrres" OUTPUT="$ARCH_BUILD/addrres" CC="$TARGET_CC" AR="${ARCH_CROSS_COMPILE}ar" \
+	LIBELF=0 EXTRA_CFLAGS="-isystem $OBJ/usr/include${LIBBPF_CFLAGS:+ $LIBBPF_CFLAGS}" \
+	EXTRA_LDFLAGS="$LIBBPF_LDFLAGS" || die "cannot build addrres for $ARCH"
+cp "$ARCH_BUILD/addrres/addrres" "$BIN_DIR/addrres"
 
 # The tree's perf, which tests/perf/guest.sh records with beside Debian's.
 # An arch that boots a Debian root of its own is cross-built against that

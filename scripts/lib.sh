@@ -140,6 +140,31 @@ kmake() {
 		LOCALVERSION="$LOCALVERSION" "$@"
 }
 
+# libbpf for the programs built for ARCH: the host's libbpf-dev headers,
+# and on an arch that boots a Debian root of its own, that root's libbpf1,
+# the library its guest loads (the cross compilers have no libbpf-dev).
+# Sets LIBBPF_CFLAGS and LIBBPF_LDFLAGS, empty where the host's libbpf
+# serves.  -I rather than -isystem: the proc kselftests' compat build drops
+# every -isystem word from CFLAGS.
+libbpf_for_arch() {
+	local root triplet root_libs dir=$ARCH_BUILD/libbpf
+	LIBBPF_CFLAGS="" LIBBPF_LDFLAGS=""
+	[ "$ARCH_ROOT" = debian ] || return 0
+	root=$("$TOP/scripts/build-rootfs.sh")
+	triplet=$($TARGET_CC -print-multiarch)
+	root_libs=$root/usr/lib/$triplet
+	[ -e "$root_libs/libbpf.so.1" ] ||
+		die "no libbpf.so.1 in the $ARCH root $root_libs (config/rootfs.conf lists libbpf1)"
+	rm -rf "$dir"
+	mkdir -p "$dir/include" "$dir/lib"
+	cp -r /usr/include/bpf "$dir/include/"
+	ln -s "$root_libs/libbpf.so.1" "$dir/lib/libbpf.so"
+	LIBBPF_CFLAGS="-I$dir/include"
+	# libbpf's own dependencies (libelf, zlib) from the root, under /usr/lib
+	# and /lib (the extracted root is not merged-/usr).
+	LIBBPF_LDFLAGS="-L$dir/lib -Wl,-rpath-link,$root_libs:$root/lib/$triplet"
+}
+
 # Install the loadable modules of the kernel built in $OBJ below
 # $OBJ/$MODULES_DIR, where guest-init finds them for modprobe; make's output
 # to LOG.  Says why on stderr when it fails.

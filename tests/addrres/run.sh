@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=30
+cases=43
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -107,6 +107,42 @@ expect "kname: queries from stdin, one per line; a missing name exits 1" 1 \
 input=
 expect "kname: a malformed query exits 3" 3 "" 'argument 1: malformed name query "schedule \[oops"' \
 	kname "${ksyms[@]}" "schedule [oops"
+expect "kname --attach=tracefs: a kprobe_events line at the qualified copy's address" 0 \
+	"p:addrres/uncore_msr_box_offset_ffffffff81000400 0xffffffff81000400" "" \
+	kname --attach=tracefs "${ksyms[@]}" "uncore_msr_box_offset {uncore_snb.o}"
+expect "kname --attach=perf: a perf probe command at the address" 0 \
+	"perf probe --add 0xffffffff81000c00" "" kname -a perf "${ksyms[@]}" schedule
+expect "kname --attach=bpftrace: a bpftrace address probe, a loaded module's copy" 0 \
+	"kprobe:0xffffffffc0000100" "" kname -a bpftrace "${ksyms[@]}" "helper [ext4]"
+expect "kname --attach: an ambiguous name lists its candidates, no probe, and exits 1" 1 \
+	"0xffffffff81000300 t uncore_msr_box_offset [intel_uncore] {uncore.o}
+0xffffffff81000400 t uncore_msr_box_offset [intel_uncore] {uncore_snb.o}
+0xffffffff81000500 t uncore_msr_box_offset [intel_uncore_frequency]" \
+	'"uncore_msr_box_offset" is ambiguous: 3 symbols match' \
+	kname -a tracefs "${ksyms[@]}" uncore_msr_box_offset
+expect "kname --attach: data is not probed (??, exit 1, a note naming its type)" 1 \
+	"?? jiffies" 'jiffies: 0xffffffff81000d00 is not code \(type D\)' \
+	kname -a tracefs "${ksyms[@]}" jiffies
+expect "kname --attach: an unknown form is a usage error" 2 "" \
+	'--attach: "ftrace" is not tracefs, perf or bpftrace' kname -a ftrace "${ksyms[@]}" schedule
+expect "kname --attach -j: the probe in each match's object" 0 \
+	'{"query":"schedule","ambiguous":false,"matches":[{"address":"0xffffffff81000c00","symbol":"schedule","type":"T","modules":[],"object":null,"loaded_module":false,"size":"0x100","probe":"kprobe:0xffffffff81000c00"}]}' "" \
+	kname -j -a bpftrace "${ksyms[@]}" schedule
+expect "count: an ambiguous name lists its candidates and exits 1, attaching nothing" 1 \
+	"0xffffffff81000300 t uncore_msr_box_offset [intel_uncore] {uncore.o}
+0xffffffff81000400 t uncore_msr_box_offset [intel_uncore] {uncore_snb.o}
+0xffffffff81000500 t uncore_msr_box_offset [intel_uncore_frequency]" \
+	'"uncore_msr_box_offset" is ambiguous: 3 symbols match; count one of them by its qualified name' \
+	count "${ksyms[@]}" uncore_msr_box_offset true
+expect "count: a name of no symbol exits 1" 1 "" 'no kernel symbol matches "no_such_function"' \
+	count "${ksyms[@]}" no_such_function true
+expect "count: data cannot be counted (exit 1)" 1 "" '"jiffies" is not code \(type D' \
+	count "${ksyms[@]}" jiffies true
+expect "count: no NAME is a usage error" 2 "" 'count: a function NAME is required' count "${ksyms[@]}"
+expect "count: COMMAND with --duration is a usage error" 2 "" \
+	'COMMAND and --interval or --duration: give one of them' count -d 1 "${ksyms[@]}" schedule true
+expect "count: an unknown --method is a usage error" 2 "" \
+	'--method: "fprobe" is not auto, multi or kprobe' count -m fprobe "${ksyms[@]}" schedule true
 expect "kaddr: /proc/kallsyms fallback, with a note" 0 \
 	"0xffffffff81000050 __startup_64+0x10" \
 	"^addrres: note: no $work/none: read $FIX/kallsyms instead" \
