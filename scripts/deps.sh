@@ -9,8 +9,9 @@ packages=(
 	libelf-dev libssl-dev
 	# BTF for the kernels (config/kernel/common/btf.config)
 	dwarves
-	# the text_poke selftests' BPF trampolines: libbpf's headers for every
-	# arch's build; bpftool for the x86_64 guest (the host's root)
+	# the text_poke selftests' BPF trampolines and addrres count: libbpf's
+	# headers for every arch's build; bpftool for addrres count's skeleton
+	# and the x86_64 guest (the host's root); clang (below) for count.bpf.c
 	libbpf-dev bpftool
 	# the test kernel's modules: depmod for modules_install, modprobe in
 	# the x86_64 guest (the host's root)
