@@ -56,11 +56,13 @@ without=$(sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$log" | grep -E '\.c( |$)
 	die "kselftests built without $case_limit (a Makefile that drops USERCFLAGS?):"$'\n'"$without"
 ! grep -q '"TEST_TIMEOUT_DEFAULT" redefined' "$log" ||
 	die "kselftest_harness.h does not take $case_limit (see $log): is the series applied?"
-# Without libbpf the trampoline and same-name cases would only skip.
+# Without libbpf the trampoline and same-name cases would only skip: where
+# the directory's Makefile links it (not before the patch that adds them,
+# for make check-series), the program must have been linked with it.
 for prog in perf_events/text_poke kallmodsyms/bpf_same_name; do
 	case " $KSFT_TARGETS " in *" ${prog%%/*} "*) ;; *) continue ;; esac
-	[ ! -e "$KERNEL_SRC/tools/testing/selftests/$prog.c" ] ||
-		readelf -d "$KSFT_DIR/$prog" 2>/dev/null | grep -q 'libbpf\.so' ||
+	grep -qs -- '-lbpf' "$KERNEL_SRC/tools/testing/selftests/${prog%%/*}/Makefile" || continue
+	readelf -d "$KSFT_DIR/$prog" 2>/dev/null | grep -q 'libbpf\.so' ||
 		die "$prog was built without libbpf (libbpf-dev); see $log"
 done
 echo "$flags" >"$stamp"
