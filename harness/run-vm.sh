@@ -62,6 +62,7 @@ GUEST_MODE=$mode
 GUEST_RUN='$guest_run'
 GUEST_SUITES='${GUEST_SUITES:-}'
 ADDRRES_KERNEL_OBJ='/run/addrres/build/${OBJ#"$ARCH_BUILD"/}'
+ADDRRES_KSELFTEST='/run/addrres/build/${KSFT_DIR#"$ARCH_BUILD"/}'
 ADDRRES_MODULES='/run/addrres/build/${OBJ#"$ARCH_BUILD"/}/$MODULES_DIR/lib/modules/$release'
 EXPECTED_RELEASE='$release'
 EXPECTED_MACHINE='$ARCH_UNAME_M'
