@@ -444,6 +444,14 @@ static void ksym__print_annotations(const struct addrres_ksym *sym)
 		printf(" {%s}", sym->object);
 }
 
+/* kname's line of a symbol: "ADDR TYPE NAME [MODULE]... {OBJECT}". */
+static void ksym__print_line(const struct addrres_ksym *sym)
+{
+	printf("0x%" PRIx64 " %c %s", sym->addr, sym->type, sym->name);
+	ksym__print_annotations(sym);
+	putchar('\n');
+}
+
 /* @sized: the set is kallmodsyms', which gives sizes (kallsyms gives none). */
 static void ksym__print_json_fields(const struct addrres_ksym *sym, bool sized)
 {
@@ -683,9 +691,7 @@ static int cmd_kname(int argc, char **argv)
 				attach_form__write(attach, syms[i], probe, sizeof(probe));
 				puts(probe);
 			} else {
-				printf("0x%" PRIx64 " %c %s", syms[i]->addr, syms[i]->type, syms[i]->name);
-				ksym__print_annotations(syms[i]);
-				putchar('\n');
+				ksym__print_line(syms[i]);
 			}
 		}
 	}
@@ -1199,9 +1205,7 @@ static int count__find(const struct kernel_opts *ko, struct addrres_ksyms *ks, c
 							ADDRRES_KSYMS_SOURCE_KALLMODSYMS);
 				puts("}");
 			} else {
-				printf("0x%" PRIx64 " %c %s", syms[i]->addr, syms[i]->type, syms[i]->name);
-				ksym__print_annotations(syms[i]);
-				putchar('\n');
+				ksym__print_line(syms[i]);
 			}
 		}
 		free(syms);
