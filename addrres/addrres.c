@@ -90,6 +90,8 @@ static const char usage_text[] =
 "                            CALLS ADDR SYMBOL [MODULE]... {OBJECT}\n"
 "  maps -p PID [ADDR...]   the mapping and ELF symbol of each address of PID:\n"
 "                            ADDR PATH+0xFILE_OFFSET SYMBOL+0xOFFSET FILE:LINE\n"
+"                          (\"?? (WHY)\" for no symbol; a newline in a path\n"
+"                          is written \\012)\n"
 "  help                    this text\n"
 "\n"
 "ADDR is hexadecimal, with or without 0x.  Without ADDR or NAME arguments,\n"
@@ -128,7 +130,11 @@ static const char usage_text[] =
 "                          kernel lacks PROCMAP_QUERY), text\n"
 "  -b, --build-ids         also print each file's build ID\n"
 "  -n, --no-symbols        only the mapping and file offset, no ELF symbols\n"
-"  -L, --no-lines          no source file and line\n"
+"  -L, --no-lines          no source file and line (nor inlined functions)\n"
+"      --no-inlines        no functions inlined at the address; with them, a\n"
+"                          line ends \"(inl inlined at FILE:LINE in outer)\"\n"
+"      --no-demangle       C++ and Rust names as the symbol table has them\n"
+"                          (mangled)\n"
 "      --debug-dirs=DIRS   ':'-separated directories of separate debug files\n"
 "                          (default /usr/lib/debug)\n"
 "      --maps=FILE         read a saved copy of the maps text instead\n"
@@ -298,6 +304,21 @@ static void json_str(const char *s)
 			putchar(c);
 	}
 	putchar('"');
+}
+
+/*
+ * A name in text output: a newline in it (a file may be named so) is
+ * written "\\012", as the maps file writes it, so that it cannot split
+ * a record.
+ */
+static void text_str(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n')
+			fputs("\\012", stdout);
+		else
+			putchar(*s);
+	}
 }
 
 static void json_hex(const char *key, uint64_t v)
@@ -706,7 +727,7 @@ static int cmd_kname(int argc, char **argv)
 /* ---- process addresses ---- */
 
 struct maps_opts {
-	bool json, build_ids, symbols, lines;
+	bool json, build_ids, symbols, lines, inlines, demangle;
 	bool have_pid;
 	int pid;
 	const char *maps_path;
@@ -724,6 +745,8 @@ static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *fi
 		{ "build-ids", no_argument, NULL, 'b' },
 		{ "no-symbols", no_argument, NULL, 'n' },
 		{ "no-lines", no_argument, NULL, 'L' },
+		{ "no-inlines", no_argument, NULL, 'I' },
+		{ "no-demangle", no_argument, NULL, 'N' },
 		{ "debug-dirs", required_argument, NULL, 'D' },
 		{ "maps", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
@@ -732,7 +755,7 @@ static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *fi
 	long pid;
 	int c;
 
-	mo->symbols = mo->lines = true;
+	mo->symbols = mo->lines = mo->inlines = mo->demangle = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+jqp:m:bnL", longopts, NULL)) != -1) {
 		switch (c) {
@@ -768,6 +791,12 @@ static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *fi
 			break;
 		case 'L':
 			mo->lines = false;
+			break;
+		case 'I':
+			mo->inlines = false;
+			break;
+		case 'N':
+			mo->demangle = false;
 			break;
 		case 'D':
 			mo->debug_dirs = optarg;
@@ -867,6 +896,8 @@ struct sym_result {
 	enum addrres_elf_symtab symtab;
 	const char *src_file;
 	unsigned int line, column;
+	const struct addrres_elf_inline *inlined;
+	size_t nr_inlined;
 };
 
 static const char *symtab__name(enum addrres_elf_symtab t)
@@ -883,6 +914,44 @@ static const char *symtab__name(enum addrres_elf_symtab t)
 	default:
 		return "none";
 	}
+}
+
+/* JSON: "inlined":[{"name":...,"call_file":...,"call_line":N,"call_column":N},...] */
+static void inlined__print_json(const struct addrres_elf_inline *in, size_t nr)
+{
+	fputs(",\"inlined\":[", stdout);
+	for (size_t i = 0; i < nr; i++) {
+		fputs(i ? ",{\"name\":" : "{\"name\":", stdout);
+		if (in[i].name)
+			json_str(in[i].name);
+		else
+			fputs("null", stdout);
+		fputs(",\"call_file\":", stdout);
+		if (in[i].call_file)
+			json_str(in[i].call_file);
+		else
+			fputs("null", stdout);
+		printf(",\"call_line\":%u,\"call_column\":%u}", in[i].call_line, in[i].call_column);
+	}
+	putchar(']');
+}
+
+/*
+ * Text: " (inl inlined at FILE:LINE in outer)", the words of
+ * `eu-addr2line -i`, innermost first, "; " between two.
+ */
+static void inlined__print_text(const char *sym, const struct addrres_elf_inline *in, size_t nr)
+{
+	fputs(" (", stdout);
+	for (size_t i = 0; i < nr; i++) {
+		fputs(i ? "; " : "", stdout);
+		text_str(in[i].name ? in[i].name : "??");
+		fputs(" inlined at ", stdout);
+		text_str(in[i].call_file ? in[i].call_file : "??");
+		printf(":%u in ", in[i].call_line);
+		text_str(i + 1 < nr ? (in[i + 1].name ? in[i + 1].name : "??") : sym);
+	}
+	putchar(')');
 }
 
 static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
@@ -936,6 +1005,8 @@ static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
 			json_str(sr->src_file);
 			printf(",\"line\":%u,\"column\":%u", sr->line, sr->column);
 		}
+		if (sr->nr_inlined)
+			inlined__print_json(sr->inlined, sr->nr_inlined);
 		putchar('}');
 	} else if (sr->tried) {
 		fputs(",\"symbol\":null", stdout);
@@ -952,14 +1023,21 @@ static void maps__print_text(const struct maps_opts *mo, uint64_t addr,
 		printf("0x%" PRIx64 " ??\n", addr);
 		return;
 	}
-	printf("0x%" PRIx64 " %s+0x%" PRIx64, addr, vma->name[0] ? vma->name : "[anon]",
-	       vma__offset(vma, addr));
+	printf("0x%" PRIx64 " ", addr);
+	text_str(vma->name[0] ? vma->name : "[anon]");
+	printf("+0x%" PRIx64, vma__offset(vma, addr));
 	if (sr->tried && sr->name) {
 		printf(" %s+0x%" PRIx64, sr->name, sr->offset);
-		if (sr->src_file)
-			printf(" %s:%u", sr->src_file, sr->line);
+		if (sr->src_file) {
+			putchar(' ');
+			text_str(sr->src_file);
+			printf(":%u", sr->line);
+		}
+		if (sr->nr_inlined)
+			inlined__print_text(sr->name, sr->inlined, sr->nr_inlined);
 	} else if (sr->tried) {
-		fputs(" ??", stdout);
+		/* Why: a file that could not be read, or one without a symbol there. */
+		printf(" ?? (%s)", sr->err ? strerror(-sr->err) : "no symbol holds it");
 	}
 	if (mo->build_ids && vma->build_id_size) {
 		build_id__format(vma, id);
@@ -1006,6 +1084,8 @@ static int maps__symbolize(const struct maps_opts *mo, struct addrres_elf *elf,
 		sr->src_file = sym->src_file;
 		sr->line = sym->line;
 		sr->column = sym->column;
+		sr->inlined = sym->inlined;
+		sr->nr_inlined = sym->nr_inlined;
 	}
 	free(syms);
 	free(errs);
@@ -1022,7 +1102,8 @@ static int maps__open_elf(const struct maps_opts *mo, struct addrres_elf **elf,
 	int r;
 
 	ADDRRES_OPTS(addrres_elf_opts, opts, .debug_dirs = mo->debug_dirs,
-		     .no_lines = !mo->lines, .errbuf = err, .errbuf_sz = err_sz);
+		     .no_lines = !mo->lines, .errbuf = err, .errbuf_sz = err_sz,
+		     .no_inlines = !mo->inlines, .no_demangle = !mo->demangle);
 	r = addrres_elf__open(&opts, elf);
 	if (r == -EOPNOTSUPP) {
 		note("this addrres was built without libdw (LIBELF=0): no ELF symbols");

@@ -19,6 +19,8 @@ packages=(
 	# libaddrres: libdw for ELF symbols, eu-addr2line to cross-check them,
 	# pkg-config for its install test, clang's libFuzzer for its parsers
 	libdw-dev elfutils pkg-config clang libclang-rt-14-dev
+	# libaddrres: libiberty's demangler (C++ and Rust names)
+	libiberty-dev
 	busybox-static util-linux coreutils
 	# tests/perf: 6.1.192's perf is built with one patch of the series
 	patch

@@ -655,6 +655,16 @@ enum addrres_elf_symtab {
  *	saying why they failed: "path: reason".  Set to "" on success.  It
  *	must stay valid until addrres_elf__free().
  * @errbuf_sz: the size of @errbuf in bytes.
+ * @no_inlines: do not look for inlined functions (&addrres_elf_sym.inlined
+ *	stays empty).  Default (false): where lines are looked up, each
+ *	address also gets the chain of functions inlined at it, from the
+ *	DWARF scopes that hold it (libdw's dwarf_getscopes(), as
+ *	`eu-addr2line -i` finds them).
+ * @no_demangle: give C++ and Rust symbol names as the symbol table has
+ *	them (mangled).  Default (false): names that libiberty's demangler
+ *	(cplus_demangle(), the one of binutils and gdb) takes as C++ (`_Z`)
+ *	or Rust (`_ZN...17h<hash>E`, `_R`) are given demangled, with their
+ *	parameter types; other names as they are.
  *
  * The struct may grow at its end in later versions.
  */
@@ -664,6 +674,33 @@ struct addrres_elf_opts {
 	bool no_lines;
 	char *errbuf;
 	size_t errbuf_sz;
+	bool no_inlines;
+	bool no_demangle;
+};
+
+/**
+ * struct addrres_elf_inline - a function inlined at an address
+ * @name: the inlined function's name, from its DWARF (its linkage name
+ *	if it has one, demangled unless &addrres_elf_opts.no_demangle; else
+ *	its DW_AT_name); NULL if the DWARF gives none.
+ * @call_file: the source file of the call that was inlined, which is in
+ *	the function that holds this one: the next entry of
+ *	&addrres_elf_sym.inlined, or for the last entry the symbol itself;
+ *	NULL if the DWARF does not say.
+ * @call_line: its line, 0 if unknown.
+ * @call_column: its column, 0 if unknown.
+ *
+ * For an address of the inlined function inl, inlined in outer, the
+ * symbol is outer (the code is outer's), &addrres_elf_sym.src_file and
+ * line are the address's own line (in inl's source), and the one entry
+ * names inl with the line of outer that called it: what `eu-addr2line -i`
+ * and llvm-symbolizer print as "inl at LINE" then "outer at CALL_LINE".
+ */
+struct addrres_elf_inline {
+	const char *name;
+	const char *call_file;
+	unsigned int call_line;
+	unsigned int call_column;
 };
 
 /**
@@ -690,6 +727,16 @@ struct addrres_elf_opts {
  *	&addrres_elf_opts.no_lines is set.
  * @line: its line, 0 if unknown.
  * @column: its column, 0 if unknown.
+ * @inlined: the functions inlined at @elf_addr, innermost first (see
+ *	&struct addrres_elf_inline), @nr_inlined of them; NULL when
+ *	@nr_inlined is 0 (code of the symbol's own function, no DWARF, or
+ *	&addrres_elf_opts.no_inlines or no_lines set).
+ * @nr_inlined: the number of @inlined.
+ *
+ * A name of the symbol table that carries a symbol version, as a debug
+ * file's .symtab has them ("memcpy@@GLIBC_2.14", "query_module@GLIBC_2.2.5"),
+ * is given without it, as the stripped file's .dynsym gives it: one
+ * function has one name whichever table answers.
  *
  * The library owns these structs and their strings: a struct lives until
  * the next addrres_elf__resolve(), addrres_elf__resolve_vma() or
@@ -706,6 +753,8 @@ struct addrres_elf_sym {
 	const char *src_file;
 	unsigned int line;
 	unsigned int column;
+	const struct addrres_elf_inline *inlined;
+	size_t nr_inlined;
 };
 
 /*

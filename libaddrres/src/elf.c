@@ -111,6 +111,8 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 	}
 	e->eb = eb;
 	e->no_lines = LIBADDRRES_OPTS_GET(opts, no_lines, false);
+	e->no_inlines = LIBADDRRES_OPTS_GET(opts, no_inlines, false);
+	e->no_demangle = LIBADDRRES_OPTS_GET(opts, no_demangle, false);
 	e->callbacks.find_elf = find_no_elf;
 	e->callbacks.find_debuginfo = find_debuginfo;
 	e->callbacks.debuginfo_path = &e->debug_dirs;
@@ -139,6 +141,8 @@ void addrres_elf__free(struct addrres_elf *e)
 	libaddrres_strmap_free(&e->files);
 	libaddrres_strmap_free(&e->inodes);
 	libaddrres_strmap_free(&e->srcs);
+	libaddrres_strmap_free(&e->names);
+	libaddrres_arena_free(&e->batch);
 	libaddrres_arena_free(&e->arena);
 	free(e->syms);
 	free(e->debug_dirs);
@@ -196,6 +200,7 @@ int addrres_elf__resolve(struct addrres_elf *e, const char *path,
 			return err;
 	}
 	err = libaddrres_elf_syms_reserve(e, n, path);
+	libaddrres_elf_batch_start(e);
 	if (!err)
 		libaddrres_elf_resolve_file(e, f, file_offsets, 0, n, syms, e->syms);
 	return err;
@@ -278,6 +283,7 @@ int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrre
 		return libaddrres_err(&e->eb, -EINVAL,
 				      "addrres_elf__resolve_vma: a negative pid, or vma, addrs or syms is NULL");
 	err = libaddrres_elf_syms_reserve(e, n, vma->name ? vma->name : "");
+	libaddrres_elf_batch_start(e);
 	if (!err)
 		err = resolve_vma(e, pid, vma, addrs, n, syms, e->syms);
 	return err;
@@ -329,6 +335,7 @@ int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid, const uint64_t *ad
 	err = libaddrres_elf_syms_reserve(e, n, "addrres_elf__resolve_vmas");
 	if (err)
 		goto out;
+	libaddrres_elf_batch_start(e);
 	for (i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, n, sizeof(*order), cmp_by_vma, (void *)vmas);

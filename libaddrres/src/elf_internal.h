@@ -96,13 +96,17 @@ struct elf_file {
 
 struct addrres_elf {
 	struct libaddrres_errbuf eb;
-	bool no_lines;
+	bool no_lines, no_inlines, no_demangle;
 	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
 	Dwfl_Callbacks callbacks;	/* libdwfl keeps a pointer to it */
 	struct libaddrres_arena arena;	/* the maps' keys */
 	struct libaddrres_strmap files;	/* file key -> struct elf_file */
 	struct libaddrres_strmap inodes;	/* inode key -> the last one of it */
 	struct libaddrres_strmap srcs;	/* source paths made absolute, interned */
+	/* symbol names -> as shown (demangled, without a version), interned */
+	struct libaddrres_strmap names;
+	/* the inline chains of the last resolve: emptied by each */
+	struct libaddrres_arena batch;
 	struct addrres_elf_sym *syms;	/* the results of the last resolve */
 	size_t syms_cap;
 };
@@ -139,6 +143,7 @@ int libaddrres_elf_vdso_get(struct addrres_elf *e, int pid, const struct addrres
 /* ---- symbols and lines: elf_symbols.c ---- */
 
 void libaddrres_elf_index_free(struct sym_index *ix);
+void libaddrres_elf_batch_start(struct addrres_elf *e);
 int libaddrres_elf_syms_reserve(struct addrres_elf *e, size_t n, const char *name);
 void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 				 const uint64_t *vals, uint64_t adj, size_t n,

@@ -231,7 +231,8 @@ fi
 # addresses across each code VMA of the live process (its executable,
 # libc, ld.so, the vdso).  Neither asks debuginfod.  Where no symbol
 # holds an address, eu-addr2line prints "(MODULE)+0xOFFSET" and addrres
-# "??".
+# "??"; eu-addr2line keeps a debug file's symbol versions ("memcpy@@GLIBC_2.14"),
+# which addrres drops.
 name="addrres: maps: ELF symbols as eu-addr2line --pid -S gives them, in every code VMA"
 if ! command -v eu-addr2line >/dev/null; then
 	ktap_result skip "$name" "no eu-addr2line (Debian's elfutils)"
@@ -249,7 +250,8 @@ else
 	"$cli" maps -p "$sleeper" --no-lines "${code[@]}" 2>"$work/err" |
 		awk '{ s = $3; sub(/\+0x0$/, "", s); print s }' >"$work/ours" || rc=$?
 	DEBUGINFOD_URLS='' eu-addr2line --pid="$sleeper" -S "${code[@]}" 2>/dev/null |
-		awk 'NR % 2 { sub(/\+0x0$/, ""); sub(/^\(.*\)\+(0x[0-9a-f]+|0)$/, "??"); print }' \
+		awk 'NR % 2 { sub(/\+0x0$/, ""); sub(/^\(.*\)\+(0x[0-9a-f]+|0)$/, "??");
+			sub(/@[^+]*/, ""); print }' \
 		>"$work/theirs" || true
 	named=$(grep -vc '^??$' "$work/theirs" || true)
 	if [ "$rc" -gt 1 ]; then

@@ -1168,10 +1168,23 @@ static void oracle_sym(const struct oracle *o, uint64_t addr, struct addrres_elf
 		want->symtab = ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA;
 }
 
+/*
+ * Whether @ours is libdwfl's name @theirs without its symbol version
+ * (a debug file's "memcpy@@GLIBC_2.14" is "memcpy", as .dynsym has it).
+ */
+static bool same_name_unversioned(const char *ours, const char *theirs)
+{
+	const char *at = theirs[0] ? strchr(theirs + 1, '@') : NULL;
+	size_t len = at ? (size_t)(at - theirs) : strlen(theirs);
+
+	return strlen(ours) == len && !strncmp(ours, theirs, len);
+}
+
+/* @a, the library's, is @b, libdwfl's (in its raw names: no demangling). */
 static bool same_sym(const struct addrres_elf_sym *a, const struct addrres_elf_sym *b)
 {
 	return a->elf_addr == b->elf_addr && !a->name == !b->name &&
-	       (!a->name || !strcmp(a->name, b->name)) && a->offset == b->offset &&
+	       (!a->name || same_name_unversioned(a->name, b->name)) && a->offset == b->offset &&
 	       a->size == b->size && a->symtab == b->symtab;
 }
 
@@ -1305,6 +1318,9 @@ static long diff_file_run(const struct diff_file *df, size_t *compared, int *nsy
 	char msg[512];
 	int err;
 
+	ADDRRES_OPTS(addrres_elf_opts, dopts, .no_lines = true, .no_demangle = true,
+		     .errbuf = msg, .errbuf_sz = sizeof(msg));
+
 	*compared = 0;
 	*nsyms = 0;
 	if (!oracle_begin(&o, df, why, why_sz))
@@ -1315,7 +1331,9 @@ static long diff_file_run(const struct diff_file *df, size_t *compared, int *nsy
 		goto out;
 	}
 	syms = calloc(CHUNK, sizeof(*syms));
-	err = syms ? open_elf(&e, df->debug_dirs, true, msg, sizeof(msg)) : -ENOMEM;
+	/* libdwfl's names are raw: compare them so. */
+	dopts.debug_dirs = df->debug_dirs;
+	err = syms ? addrres_elf__open(&dopts, &e) : -ENOMEM;
 	if (err) {
 		snprintf(why, why_sz, "open: %s", err_name(err));
 		goto out;
@@ -1535,6 +1553,193 @@ out:
 	return;
 }
 
+/* ---- inlined functions, demangling, symbol versions ---- */
+
+/*
+ * The offsets of names.so's names_outer() whose answer has @depth
+ * inlined functions: the first into *@off; false if none has.
+ */
+static bool find_inlined(struct addrres_elf *e, const char *so, const struct nm_sym *outer,
+			 size_t depth, uint64_t *off)
+{
+	const struct addrres_elf_sym *s[1];
+
+	for (uint64_t a = outer->value; a < outer->value + outer->size; a++) {
+		if (!file_offset(so, a, off) || addrres_elf__resolve(e, so, NULL, 0, off, 1, s))
+			return false;
+		if (s[0] && s[0]->nr_inlined == depth)
+			return true;
+	}
+	return false;
+}
+
+/* Inlined frame @fr is function @name, called at "line:@call" of names.c. */
+#define CHECK_INLINE(t, fr, name_, call) do {					\
+	unsigned int mark_ = marker_line("elf/names.c", call);			\
+	CHECK_STR(t, (fr).name, name_);						\
+	if (!(fr).call_file)							\
+		FAIL(t, "%s: no call file", name_);				\
+	CHECK(t, same_file((fr).call_file, path_in(fixtures_dir, "elf/names.c"))); \
+	CHECK_INT(t, (fr).call_line, mark_);					\
+	CHECK(t, mark_ > 0 && (fr).call_column > 0);				\
+} while (0)
+
+static void test_inline_chain(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym outer;
+	char so[PATH_MAX], msg[512];
+	uint64_t two, one;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(so, sizeof(so), "%s", out_file("names.so"));
+	NM(t, "names.so.nm", "names_outer", &outer);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	/* names_inner's body: inlined in names_middle, inlined in names_outer */
+	if (!find_inlined(e, so, &outer, 2, &two))
+		FAIL(t, "no offset of names_outer has two inlined functions");
+	RESOLVE(t, e, so, NULL, 0, &two, 1, s, msg);
+	CHECK_STR(t, s[0]->name, "names_outer");
+	CHECK_LINE(t, s[0], "names.c", "inner_body");
+	CHECK_INLINE(t, s[0]->inlined[0], "names_inner", "middle_calls_inner");
+	CHECK_INLINE(t, s[0]->inlined[1], "names_middle", "outer_calls_middle");
+	/* names_middle's own code: one */
+	if (!find_inlined(e, so, &outer, 1, &one))
+		FAIL(t, "no offset of names_outer has one inlined function");
+	RESOLVE(t, e, so, NULL, 0, &one, 1, s, msg);
+	CHECK_STR(t, s[0]->name, "names_outer");
+	CHECK_LINE(t, s[0], "names.c", "middle_calls_inner");
+	CHECK_INLINE(t, s[0]->inlined[0], "names_middle", "outer_calls_middle");
+out:
+	addrres_elf__free(e);
+}
+
+/* no_inlines, and no_lines, leave the chain empty; the line stays. */
+static void test_inline_chain_off(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL, *off_e = NULL;
+	struct nm_sym outer;
+	char so[PATH_MAX], msg[512];
+	uint64_t two;
+	int err;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(so, sizeof(so), "%s", out_file("names.so"));
+	NM(t, "names.so.nm", "names_outer", &outer);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	if (!find_inlined(e, so, &outer, 2, &two))
+		FAIL(t, "no offset of names_outer has two inlined functions");
+	{
+		ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = no_debug_dir(), .no_inlines = true,
+			     .errbuf = msg, .errbuf_sz = sizeof(msg));
+
+		err = addrres_elf__open(&o, &off_e);
+		CHECK_INT(t, err, 0);
+	}
+	RESOLVE(t, off_e, so, NULL, 0, &two, 1, s, msg);
+	CHECK_INT(t, s[0]->nr_inlined, 0);
+	CHECK(t, s[0]->inlined == NULL);
+	CHECK_LINE(t, s[0], "names.c", "inner_body");
+	addrres_elf__free(off_e);
+	off_e = NULL;
+	OPEN(t, off_e, no_debug_dir(), true, msg);
+	RESOLVE(t, off_e, so, NULL, 0, &two, 1, s, msg);
+	CHECK_INT(t, s[0]->nr_inlined, 0);
+	CHECK(t, s[0]->src_file == NULL);
+out:
+	addrres_elf__free(off_e);
+	addrres_elf__free(e);
+}
+
+/* The name at nm symbol @sym of names.so, by a handle with @no_demangle. */
+static int name_at(const char *sym, bool no_demangle, char *name, size_t name_sz)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	char so[PATH_MAX], msg[256];
+	struct nm_sym ns;
+	uint64_t off;
+	int err;
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = no_debug_dir(),
+		     .no_demangle = no_demangle, .errbuf = msg, .errbuf_sz = sizeof(msg));
+	snprintf(so, sizeof(so), "%s", out_file("names.so"));
+	if (!nm_find("names.so.nm", sym, &ns) || !file_offset(so, ns.value + 1, &off))
+		return -ENOENT;
+	err = addrres_elf__open(&o, &e);
+	if (!err)
+		err = addrres_elf__resolve(e, so, NULL, 0, &off, 1, s);
+	if (!err && (!s[0] || !s[0]->name))
+		err = -ENOENT;
+	if (!err)
+		snprintf(name, name_sz, "%s", s[0]->name);
+	addrres_elf__free(e);
+	return err;
+}
+
+#define CHECK_NAME_AT(t, sym, no_demangle, want) do {				\
+	char name_[256];								\
+	int err_ = name_at(sym, no_demangle, name_, sizeof(name_));		\
+	if (err_)								\
+		FAIL(t, "%s: %s", sym, err_name(err_));				\
+	CHECK_STR(t, name_, want);						\
+} while (0)
+
+static void test_demangle(struct test *t, const void *arg)
+{
+	(void)arg;
+	NEED_FIXTURES(t);
+	CHECK_NAME_AT(t, "_ZNK2ns3BoxIlE3getEli", false, "ns::Box<long>::get(long, int) const");
+	CHECK_NAME_AT(t, "_ZN7mycrate4util5parse17h0123456789abcdefE", false,
+		      "mycrate::util::parse");
+	CHECK_NAME_AT(t, "_RNvCs1234_7mycrate5parse", false, "mycrate::parse");
+	CHECK_NAME_AT(t, "names_outer", false, "names_outer");
+out:
+	return;
+}
+
+static void test_demangle_off(struct test *t, const void *arg)
+{
+	(void)arg;
+	NEED_FIXTURES(t);
+	CHECK_NAME_AT(t, "_ZNK2ns3BoxIlE3getEli", true, "_ZNK2ns3BoxIlE3getEli");
+	CHECK_NAME_AT(t, "_RNvCs1234_7mycrate5parse", true, "_RNvCs1234_7mycrate5parse");
+out:
+	return;
+}
+
+/* "names_versioned@NAMES_1" and "@@NAMES_2" are "names_versioned", as in .dynsym. */
+static void test_symbol_versions(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[2], *d[2];
+	struct addrres_elf *e = NULL;
+	char so[PATH_MAX], stripped[PATH_MAX], msg[512];
+	struct nm_sym v1, v2;
+	uint64_t offs[2];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(so, sizeof(so), "%s", out_file("names.so"));
+	snprintf(stripped, sizeof(stripped), "%s", out_file("names-stripped.so"));
+	NM(t, "names.so.nm", "names_versioned@NAMES_1", &v1);
+	NM(t, "names.so.nm", "names_versioned@@NAMES_2", &v2);
+	OFFSET(t, so, v1.value + 2, &offs[0]);
+	OFFSET(t, so, v2.value + 2, &offs[1]);
+	OPEN(t, e, no_debug_dir(), true, msg);
+	RESOLVE(t, e, so, NULL, 0, offs, 2, s, msg);
+	CHECK_SYM(t, s[0], "names_versioned", v1, 2, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_SYM(t, s[1], "names_versioned", v2, 2, ADDRRES_ELF_SYMTAB_SYMTAB);
+	RESOLVE(t, e, stripped, NULL, 0, offs, 2, d, msg);
+	CHECK_SYM(t, d[0], "names_versioned", v1, 2, ADDRRES_ELF_SYMTAB_DYNSYM);
+	CHECK_SYM(t, d[1], "names_versioned", v2, 2, ADDRRES_ELF_SYMTAB_DYNSYM);
+out:
+	addrres_elf__free(e);
+}
+
 /* ---- the fixtures ---- */
 
 /* Run fixtures/elf/build.sh into SCRATCH/elf; elf_dir is set if it worked. */
@@ -1583,6 +1788,11 @@ static struct test tests[] = {
 	CASE(test_opts_and_arguments),
 	CASE(test_free_closes_files),
 	CASE(test_index_matches_libdwfl),
+	CASE(test_inline_chain),
+	CASE(test_inline_chain_off),
+	CASE(test_demangle),
+	CASE(test_demangle_off),
+	CASE(test_symbol_versions),
 };
 
 int main(int argc, char **argv)
