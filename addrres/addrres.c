@@ -1117,8 +1117,9 @@ static int maps__open_elf(const struct maps_opts *mo, struct addrres_elf **elf,
 }
 
 static int maps__resolve(const struct maps_opts *mo, struct addrres_procmaps *pm,
-			 const struct batch *b, const char *maps_name, const char *err)
+			 const struct batch *b, const char *maps_name)
 {
+	const char *err;
 	const struct addrres_vma **vmas;
 	struct addrres_elf *elf = NULL;
 	struct sym_result *res;
@@ -1136,6 +1137,7 @@ static int maps__resolve(const struct maps_opts *mo, struct addrres_procmaps *pm
 	}
 	r = addrres_procmaps__resolve(pm, b->addrs, b->nr, vmas);
 	if (r) {
+		err = addrres_procmaps__errmsg(pm);
 		ret = maps__error(mo, r, err[0] ? err : maps_name);
 		goto out;
 	}
@@ -1207,7 +1209,7 @@ static int cmd_maps(int argc, char **argv)
 		ret = maps__error(&mo, r, err);
 		goto out;
 	}
-	ret = maps__resolve(&mo, pm, &b, maps_name, err);
+	ret = maps__resolve(&mo, pm, &b, maps_name);
 	if (ret <= EXIT_UNRESOLVED && mo.method == ADDRRES_PROCMAPS_METHOD_AUTO &&
 	    !mo.maps_path && !addrres_procmaps__stats(pm, &stats) && stats.ioctl_unsupported)
 		note("this kernel has no PROCMAP_QUERY ioctl: read the text of %s instead (the same answers)",

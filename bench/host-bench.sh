@@ -16,4 +16,4 @@ make -s -C "$TOP/libaddrres" OUTPUT="$out/libaddrres" CC="$HOST_CC" ||
 	"$TOP/bench/symbolize-bench.c" "$out/libaddrres/libaddrres.a" -ldw -lelf -liberty ||
 	die "cannot build bench/symbolize-bench.c for the host"
 echo "## libaddrres against eu-addr2line --pid (host, $(uname -r))"
-TMPDIR=${TMPDIR:-/tmp} "$out/symbolize-bench" -l "$out/libaddrres/libaddrres.so.0.1.0" "$@"
+TMPDIR=${TMPDIR:-/tmp} "$out/symbolize-bench" -l "$out/libaddrres/libaddrres.so.0" "$@"

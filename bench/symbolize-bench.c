@@ -459,8 +459,14 @@ static int lib__symbolize(pid_t pid, enum addrres_procmaps_method method, bool l
 	}
 	if (!ret && st)
 		ret = addrres_procmaps__stats(pm, st);
-	if (ret)
-		fprintf(stderr, "libaddrres: %s\n", err[0] ? err : strerror(-ret));
+	if (ret) {
+		/* The open's message, else that of the handle that failed. */
+		const char *m = err[0] ? err : addrres_procmaps__errmsg(pm);
+
+		if (!m[0] && elf)
+			m = addrres_elf__errmsg(elf);
+		fprintf(stderr, "libaddrres: %s\n", m[0] ? m : strerror(-ret));
+	}
 	if (elf != warm)
 		addrres_elf__free(elf);
 	addrres_procmaps__free(pm);
@@ -549,7 +555,7 @@ static int addr2line__parse(char *text, size_t n, struct answer *ans)
 	char *save = NULL, *line = strtok_r(text, "\n", &save);
 
 	for (size_t i = 0; i < n; i++) {
-		char *plus;
+		char *plus, *at;
 
 		if (!line)
 			return -EPROTO;
@@ -559,6 +565,10 @@ static int addr2line__parse(char *text, size_t n, struct answer *ans)
 				*plus = '\0';
 				ans[i].offset = strtoull(plus + 3, NULL, 16);
 			}
+			/* A symbol version, which libaddrres drops: "f@@V" is "f". */
+			at = strchr(line + 1, '@');
+			if (at)
+				*at = '\0';
 			ans[i].name = strdup(line);
 			if (!ans[i].name)
 				return -ENOMEM;

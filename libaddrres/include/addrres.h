@@ -35,6 +35,7 @@
 #ifndef ADDRRES_H
 #define ADDRRES_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,9 +49,14 @@ extern "C" {
 #define LIBADDRRES_API __attribute__((visibility("default")))
 #endif
 
-/* The version of this header (libaddrres.so.0.1.x). */
+/*
+ * The version of this header (libaddrres.so.0.2.x).  Each release's new
+ * functions are in a version node of their own (ADDRRES_0.1, ADDRRES_0.2,
+ * see libaddrres.map): a program built against an older release keeps
+ * the functions it was linked with.
+ */
 #define LIBADDRRES_MAJOR_VERSION 0
-#define LIBADDRRES_MINOR_VERSION 1
+#define LIBADDRRES_MINOR_VERSION 2
 
 /**
  * ADDRRES_OPTS() - declare an options struct, zeroed, with its size set
@@ -65,6 +71,45 @@ extern "C" {
  */
 #define ADDRRES_OPTS(TYPE, NAME, ...) \
 	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
+
+/* ------------------------------------------------------------------------
+ * Messages
+ */
+
+/**
+ * enum addrres_print_level - how much a message matters
+ * @ADDRRES_WARN: an answer is less than it could be, and why: a file's
+ *	DWARF that cannot be read (compressed with a method libdw lacks), a
+ *	section cut at its limit, a file missing that a fallback replaced.
+ * @ADDRRES_INFO: what the library chose, where it matters to know.
+ * @ADDRRES_DEBUG: details, for a bug report.
+ */
+enum addrres_print_level {
+	ADDRRES_WARN,
+	ADDRRES_INFO,
+	ADDRRES_DEBUG,
+};
+
+/*
+ * A print function: @format and @args as for vfprintf(), ending in a
+ * newline, "libaddrres: " first.  Its return value is not used.
+ */
+typedef int (*addrres_print_fn_t)(enum addrres_print_level level, const char *format,
+				  va_list args);
+
+/**
+ * addrres_set_print() - where the library's warnings go
+ * @fn: the function, or NULL (the default) for none
+ *
+ * As libbpf_set_print(): one function for the process, set before the
+ * library is used (it is read without a lock).  Failures are not printed:
+ * each function returns its error, and a handle keeps its message
+ * (addrres_procmaps__errmsg(), addrres_elf__errmsg()).  Unlike libbpf,
+ * nothing is printed by default.
+ *
+ * Return: the function set before.
+ */
+LIBADDRRES_API addrres_print_fn_t addrres_set_print(addrres_print_fn_t fn);
 
 /* ------------------------------------------------------------------------
  * Kernel symbols
@@ -403,11 +448,12 @@ enum addrres_procmaps_method {
  *	mapped file's PT_NOTE segments with libelf (a library built with
  *	LIBELF=0 reads none).
  * @text_read_size: bytes per read() of the maps text; 0: 64 KiB.
- * @errbuf: if not NULL, where addrres_procmaps__open() and, later,
- *	addrres_procmaps__resolve() put a message, NUL terminated and cut
- *	to @errbuf_sz bytes, saying why they failed: "path:line: what is
- *	wrong" for a malformed maps line, otherwise "path: reason".  Set to
- *	"" on success.  It must stay valid until addrres_procmaps__free().
+ * @errbuf: if not NULL, where addrres_procmaps__open() puts a message,
+ *	NUL terminated and cut to @errbuf_sz bytes, saying why it failed:
+ *	"path: reason".  Set to "" on success.  Read only by the open: the
+ *	set keeps the messages of its later calls itself
+ *	(addrres_procmaps__errmsg()).  Until 0.2 the resolves wrote here
+ *	too, so that the buffer had to outlive the set.
  * @errbuf_sz: the size of @errbuf in bytes.
  *
  * The struct may grow at its end in later versions.
@@ -520,6 +566,17 @@ LIBADDRRES_API int addrres_procmaps__open(const struct addrres_procmaps_opts *op
 LIBADDRRES_API void addrres_procmaps__free(struct addrres_procmaps *pm);
 
 /**
+ * addrres_procmaps__errmsg() - why the last call on a set failed
+ * @pm: the set
+ *
+ * Return: the message of the last addrres_procmaps__resolve() on @pm,
+ * "path:line: what is wrong" for a malformed maps line, otherwise "path:
+ * reason"; "" if it succeeded.  It lives in @pm until its next call, or
+ * its free.  "" for a NULL @pm.
+ */
+LIBADDRRES_API const char *addrres_procmaps__errmsg(const struct addrres_procmaps *pm);
+
+/**
  * addrres_procmaps__resolve() - the VMA of each of a batch of addresses
  * @pm: the set
  * @addrs: the addresses, in any order, repeated or not
@@ -567,8 +624,7 @@ LIBADDRRES_API void addrres_procmaps__free(struct addrres_procmaps *pm);
  * not see it): the text path skips its line too.
  *
  * Return: 0 on success; -EINVAL for invalid arguments or a malformed maps
- * line (the message in &addrres_procmaps_opts.errbuf names the file and
- * the line); -ENOMEM; -ENOTTY for METHOD_IOCTL on a kernel without
+ * line (addrres_procmaps__errmsg() names the file and the line); -ENOMEM; -ENOTTY for METHOD_IOCTL on a kernel without
  * PROCMAP_QUERY; -EPROTO for an answer of the ioctl that makes no sense;
  * or the negative errno of reading the file (-ESRCH: the process is
  * gone).  On failure every entry of @vmas is NULL.
@@ -650,10 +706,12 @@ enum addrres_elf_symtab {
  *	NULL): a symbol needs the symbol tables only, a line the DWARF
  *	line tables, which take more time and memory to read.  Default
  *	(false): lines where the file or its debug file has DWARF.
- * @errbuf: if not NULL, where addrres_elf__open() and, later, the resolve
- *	functions put a message, NUL terminated and cut to @errbuf_sz bytes,
- *	saying why they failed: "path: reason".  Set to "" on success.  It
- *	must stay valid until addrres_elf__free().
+ * @errbuf: if not NULL, where addrres_elf__open() puts a message, NUL
+ *	terminated and cut to @errbuf_sz bytes, saying why it failed.  Set
+ *	to "" on success.  Read only by the open: the handle keeps the
+ *	messages of its resolves itself (addrres_elf__errmsg()).  Until 0.2
+ *	the resolves wrote here too, so that the buffer had to outlive the
+ *	handle.
  * @errbuf_sz: the size of @errbuf in bytes.
  * @no_inlines: do not look for inlined functions (&addrres_elf_sym.inlined
  *	stays empty).  Default (false): where lines are looked up, each
@@ -800,14 +858,42 @@ LIBADDRRES_API int addrres_elf__open(const struct addrres_elf_opts *opts,
 LIBADDRRES_API void addrres_elf__free(struct addrres_elf *e);
 
 /**
+ * addrres_elf__errmsg() - why the last resolve on a handle failed
+ * @e: the handle
+ *
+ * Return: the message of the last resolve function called on @e, "path:
+ * reason" ("" if it succeeded); of addrres_elf__resolve_vmas(), that of
+ * the last VMA that could not be symbolized.  It lives in @e until its
+ * next call, or its free.  "" for a NULL @e.
+ */
+LIBADDRRES_API const char *addrres_elf__errmsg(const struct addrres_elf *e);
+
+/**
+ * struct addrres_elf_resolve_opts - what addrres_elf__resolve() checks
+ * @sz: sizeof(struct addrres_elf_resolve_opts), as the caller was compiled
+ *	(ADDRRES_OPTS() sets it); the rules of &addrres_ksyms_opts.sz.
+ * @build_id: if not NULL, the GNU build ID the file must have,
+ *	@build_id_size bytes (a profile's record of the file that was
+ *	mapped, say): a file with another, or none, fails with -ESTALE.
+ *	Without a path, the build ID the file is found by.
+ * @build_id_size: 0, or 1 to ADDRRES_BUILD_ID_MAX.
+ *
+ * The struct may grow at its end in later versions.  (Until 0.2 these
+ * were positional arguments of addrres_elf__resolve(): programs built
+ * against 0.1 keep that function, under version ADDRRES_0.1.)
+ */
+struct addrres_elf_resolve_opts {
+	size_t sz;
+	const unsigned char *build_id;
+	size_t build_id_size;
+};
+
+/**
  * addrres_elf__resolve() - the symbols and lines of offsets of one ELF file
  * @e: the handle
  * @path: the file: an executable (ET_EXEC, or a PIE: ET_DYN) or a shared
- *	library (ET_DYN)
- * @build_id: if not NULL, the GNU build ID the file must have,
- *	@build_id_size bytes (a profile's record of the file that was
- *	mapped, say): a file with another, or none, fails with -ESTALE
- * @build_id_size: 0, or 1 to ADDRRES_BUILD_ID_MAX
+ *	library (ET_DYN); NULL to find it by &addrres_elf_resolve_opts.build_id
+ *	alone
  * @file_offsets: offsets in the file, in any order, repeated or not
  * @n: the number of @file_offsets; 0 is allowed
  * @syms: where to store, for each of @file_offsets, what it holds, or
@@ -815,6 +901,7 @@ LIBADDRRES_API void addrres_elf__free(struct addrres_elf *e);
  *	p_filesz, or to p_memsz for the tail of a page shared with .bss);
  *	@n entries.  An offset in a segment but in no symbol has an entry
  *	all the same, with no name (see &struct addrres_elf_sym).
+ * @opts: the build ID the file must have; NULL for none
  *
  * The file is opened and, unless the cache already has it (same device,
  * inode and build ID), read with libdwfl: its symbols are those of
@@ -835,18 +922,26 @@ LIBADDRRES_API void addrres_elf__free(struct addrres_elf *e);
  * dwfl_build_id_find_debuginfo()), not by .gnu_debuglink; elsewhere the
  * whole search runs, its query to no server then returning at once.
  *
- * Return: 0 on success; -EINVAL for invalid arguments; -ENOENT if there
- * is no such file; -ENOEXEC if it is not an ELF executable or shared
+ * Without @path, the file is the one of the build ID in a directory of
+ * &addrres_elf_opts.debug_dirs, as Debian's and Fedora's debug packages
+ * lay them out: DIR/.build-id/ab/12cd... (the binary, a link to it), else
+ * DIR/.build-id/ab/12cd....debug (its debug file: the same program
+ * headers, so the same file offsets, and its symbols and DWARF).  That
+ * is symbolizing offline: a profile's build IDs and file offsets, on
+ * another machine.
+ *
+ * Return: 0 on success; -EINVAL for invalid arguments (no @path and no
+ * build ID); -ENOENT if there is no such file (none of that build ID); -ENOEXEC if it is not an ELF executable or shared
  * library (or not a regular file); -ESTALE if its build ID is not
  * @build_id; -ENOMEM; -EOPNOTSUPP if the library was built without
  * elfutils (LIBELF=0); or another negative errno of opening it (-EACCES,
  * ...).  On failure every entry of @syms is NULL, and the message in
- * &addrres_elf_opts.errbuf says "path: reason".
+ * addrres_elf__errmsg() says "path: reason".
  */
 LIBADDRRES_API int addrres_elf__resolve(struct addrres_elf *e, const char *path,
-					const unsigned char *build_id, size_t build_id_size,
 					const uint64_t *file_offsets, size_t n,
-					const struct addrres_elf_sym **syms);
+					const struct addrres_elf_sym **syms,
+					const struct addrres_elf_resolve_opts *opts);
 
 /**
  * addrres_elf__resolve_vma() - the symbols and lines of addresses of one VMA
@@ -912,7 +1007,7 @@ LIBADDRRES_API int addrres_elf__resolve_vma(struct addrres_elf *e, int pid,
  * are grouped by VMA, and each group goes through
  * addrres_elf__resolve_vma().  A VMA that cannot be symbolized does not
  * stop the batch; its addresses get a NULL entry and their error in
- * @errs (the message in &addrres_elf_opts.errbuf is the last one).  The
+ * @errs (addrres_elf__errmsg() gives the last one's message).  The
  * results live until the next resolve call on @e, as for the others.
  *
  * Return: 0 on success, even where some VMAs could not be symbolized;
@@ -924,6 +1019,32 @@ LIBADDRRES_API int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid,
 					     const uint64_t *addrs,
 					     const struct addrres_vma *const *vmas, size_t n,
 					     const struct addrres_elf_sym **syms, int *errs);
+
+/**
+ * addrres_elf_syms__dup() - a copy of a batch's answers that the caller keeps
+ * @syms: the answers of a resolve function, @n of them (NULL entries too)
+ * @n: their number; 0 is allowed
+ * @copy: where to store an array of @n pointers: NULL where @syms[i] is
+ *	NULL, else a copy of it, with its inlined functions and every
+ *	string, all in one allocation; NULL on failure
+ *
+ * The answers of a resolve live until the next resolve on the handle,
+ * their strings until its free: what a profiler that symbolizes as it
+ * goes needs.  A caller that keeps answers longer (past the handle, or a
+ * report built from several batches) takes a copy: each answer's bytes,
+ * no more.  Answers repeated in @syms (the same pointer) share one copy.
+ *
+ * Return: 0 on success; -EINVAL if @copy is NULL, or @syms is NULL with @n;
+ * -ENOMEM.  Free the copy with addrres_elf_syms__free().
+ */
+LIBADDRRES_API int addrres_elf_syms__dup(const struct addrres_elf_sym *const *syms, size_t n,
+					 const struct addrres_elf_sym ***copy);
+
+/**
+ * addrres_elf_syms__free() - free a copy made by addrres_elf_syms__dup()
+ * @copy: the copy; NULL is allowed and does nothing
+ */
+LIBADDRRES_API void addrres_elf_syms__free(const struct addrres_elf_sym **copy);
 
 #ifdef __cplusplus
 }

@@ -109,7 +109,8 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 		free(e);
 		return libaddrres_err(&eb, -ENOMEM, "addrres_elf__open: out of memory");
 	}
-	e->eb = eb;
+	/* Later messages are the handle's: the caller's buffer may go. */
+	libaddrres_err_own(&e->eb, e->msg, sizeof(e->msg));
 	e->no_lines = LIBADDRRES_OPTS_GET(opts, no_lines, false);
 	e->no_inlines = LIBADDRRES_OPTS_GET(opts, no_inlines, false);
 	e->no_demangle = LIBADDRRES_OPTS_GET(opts, no_demangle, false);
@@ -149,14 +150,73 @@ void addrres_elf__free(struct addrres_elf *e)
 	free(e);
 }
 
-int addrres_elf__resolve(struct addrres_elf *e, const char *path,
-			 const unsigned char *build_id, size_t build_id_size,
-			 const uint64_t *file_offsets, size_t n,
-			 const struct addrres_elf_sym **syms)
+const char *addrres_elf__errmsg(const struct addrres_elf *e)
 {
+	return e ? e->msg : "";
+}
+
+/*
+ * The file of build ID @id in the debug directories, opened into *@fdp
+ * with its path in @path: DIR/.build-id/ab/cdef..., else the same with
+ * ".debug" (a debug package's file: the program headers, so the file
+ * offsets, of the binary).  0, or -ENOENT (or another error of the last
+ * open) with the message set.
+ */
+static int open_by_build_id(struct addrres_elf *e, const unsigned char *id, size_t size,
+			    char *path, size_t path_sz, int *fdp)
+{
+	static const char *const suffixes[] = { "", ".debug" };
+	char hex[2 * ADDRRES_BUILD_ID_MAX + 1], ebuf[128];
+	const char *dir = e->debug_dirs, *end;
+	int err = -ENOENT;
+
+	for (size_t i = 0; i < size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	for (; *dir; dir = *end ? end + 1 : end) {
+		end = strchrnul(dir, ':');
+		/* Relative ones are relative to a file: there is none. */
+		if (*dir != '/')
+			continue;
+		for (size_t k = 0; k < 2; k++) {
+			int len = snprintf(path, path_sz, "%.*s/.build-id/%.2s/%s%s",
+					   (int)(end - dir), dir, hex, hex + 2, suffixes[k]);
+
+			if (len < 0 || (size_t)len >= path_sz)
+				continue;
+			*fdp = open(path, O_RDONLY | O_CLOEXEC);
+			if (*fdp >= 0)
+				return 0;
+			if (errno != ENOENT)
+				err = -errno;
+		}
+	}
+	return libaddrres_err(&e->eb, err, "build ID %s: %s in %s", hex,
+			      err == -ENOENT ? "no file of it" :
+					       libaddrres_strerror(err, ebuf, sizeof(ebuf)),
+			      e->debug_dirs);
+}
+
+/*
+ * addrres_elf__resolve() since 0.2, the default version of the name
+ * (libaddrres.map; its 0.1 form is in answers.c).  The version is given
+ * to an internal name: a definition of the plain name would also take
+ * the node that the map lists it in first.
+ */
+LIBADDRRES_API int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
+					      const uint64_t *file_offsets, size_t n,
+					      const struct addrres_elf_sym **syms,
+					      const struct addrres_elf_resolve_opts *opts);
+__asm__(".symver libaddrres_elf_resolve_0_2, addrres_elf__resolve@@ADDRRES_0.2");
+int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
+			       const uint64_t *file_offsets, size_t n,
+			       const struct addrres_elf_sym **syms,
+			       const struct addrres_elf_resolve_opts *opts)
+{
+	const unsigned char *build_id;
+	char found[PATH_MAX], ebuf[128];
+	size_t build_id_size;
 	struct elf_file *f;
 	struct stat st;
-	char ebuf[128];
 	int fd, err;
 
 	if (syms) {
@@ -166,14 +226,27 @@ int addrres_elf__resolve(struct addrres_elf *e, const char *path,
 	if (!e)
 		return -EINVAL;
 	libaddrres_err_clear(&e->eb);
-	if (!path || ((!file_offsets || !syms) && n))
+	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
 		return libaddrres_err(&e->eb, -EINVAL,
-				      "addrres_elf__resolve: path, file_offsets or syms is NULL");
+				      "addrres_elf_resolve_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
+	build_id = LIBADDRRES_OPTS_GET(opts, build_id, NULL);
+	build_id_size = LIBADDRRES_OPTS_GET(opts, build_id_size, 0);
+	if ((!path && !build_id) || ((!file_offsets || !syms) && n))
+		return libaddrres_err(&e->eb, -EINVAL,
+				      "addrres_elf__resolve: no path and no build ID, or file_offsets or syms is NULL");
 	if (build_id_size > ADDRRES_BUILD_ID_MAX || !build_id != !build_id_size)
 		return libaddrres_err(&e->eb, -EINVAL,
-				      "%s: a build ID of %zu bytes (1 to %d, with a pointer)", path,
-				      build_id_size, ADDRRES_BUILD_ID_MAX);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+				      "%s: a build ID of %zu bytes (1 to %d, with a pointer)",
+				      path ? path : "addrres_elf__resolve", build_id_size,
+				      ADDRRES_BUILD_ID_MAX);
+	if (!path) {
+		err = open_by_build_id(e, build_id, build_id_size, found, sizeof(found), &fd);
+		if (err)
+			return err;
+		path = found;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		err = -errno;
 		return libaddrres_err(&e->eb, err, "%s: %s", path,

@@ -95,7 +95,8 @@ struct elf_file {
 };
 
 struct addrres_elf {
-	struct libaddrres_errbuf eb;
+	struct libaddrres_errbuf eb;	/* msg */
+	char msg[LIBADDRRES_MSG_SZ];
 	bool no_lines, no_inlines, no_demangle;
 	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
 	Dwfl_Callbacks callbacks;	/* libdwfl keeps a pointer to it */

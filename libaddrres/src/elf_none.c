@@ -41,12 +41,24 @@ static int unsupported(const struct addrres_elf_sym **syms, int *errs, size_t n)
 	return -EOPNOTSUPP;
 }
 
-int addrres_elf__resolve(struct addrres_elf *e, const char *path,
-			 const unsigned char *build_id, size_t build_id_size,
-			 const uint64_t *file_offsets, size_t n,
-			 const struct addrres_elf_sym **syms)
+const char *addrres_elf__errmsg(const struct addrres_elf *e)
 {
-	(void)e, (void)path, (void)build_id, (void)build_id_size, (void)file_offsets;
+	(void)e;
+	return "";
+}
+
+/* The default version of the name, as in elf.c. */
+LIBADDRRES_API int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
+					      const uint64_t *file_offsets, size_t n,
+					      const struct addrres_elf_sym **syms,
+					      const struct addrres_elf_resolve_opts *opts);
+__asm__(".symver libaddrres_elf_resolve_0_2, addrres_elf__resolve@@ADDRRES_0.2");
+int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
+			       const uint64_t *file_offsets, size_t n,
+			       const struct addrres_elf_sym **syms,
+			       const struct addrres_elf_resolve_opts *opts)
+{
+	(void)e, (void)path, (void)file_offsets, (void)opts;
 	return unsupported(syms, NULL, n);
 }
 

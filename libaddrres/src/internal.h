@@ -66,6 +66,22 @@ struct libaddrres_errbuf {
 	size_t sz;
 };
 
+/*
+ * The room a handle keeps for its last message (addrres_*__errmsg()): a
+ * path and a reason.
+ */
+#define LIBADDRRES_MSG_SZ 4352
+
+/* Point @eb at a handle's own message buffer @msg, emptied. */
+void libaddrres_err_own(struct libaddrres_errbuf *eb, char *msg, size_t sz);
+
+/*
+ * A message for the caller's print function (addrres_set_print()), if
+ * one is set: "libaddrres: " and the message, then a newline.
+ */
+void libaddrres_print(enum addrres_print_level level, const char *fmt, ...)
+	LIBADDRRES_PRINTF(2, 3);
+
 /* Empty the message (a function that succeeds leaves ""). */
 void libaddrres_err_clear(struct libaddrres_errbuf *eb);
 

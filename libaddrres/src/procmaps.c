@@ -186,7 +186,8 @@ struct addrres_procmaps {
 	enum addrres_procmaps_method method;
 	bool build_ids;
 	size_t read_size;
-	struct libaddrres_errbuf eb;
+	struct libaddrres_errbuf eb;	/* msg */
+	char msg[LIBADDRRES_MSG_SZ];
 
 	/* Reused from batch to batch. */
 	struct addr_ent *ents;
@@ -823,7 +824,8 @@ int addrres_procmaps__open(const struct addrres_procmaps_opts *opts, struct addr
 	pm->read_size = LIBADDRRES_OPTS_GET(opts, text_read_size, 0);
 	if (!pm->read_size)
 		pm->read_size = DEFAULT_READ_SIZE;
-	pm->eb = eb;
+	/* Messages after the open are the set's: the caller's buffer may go. */
+	libaddrres_err_own(&pm->eb, pm->msg, sizeof(pm->msg));
 	pm->fd = -1;
 	if (maps_fd > 0)
 		snprintf(path, sizeof(path), "maps fd %d", maps_fd);
@@ -858,6 +860,11 @@ int addrres_procmaps__open(const struct addrres_procmaps_opts *opts, struct addr
 	pm->last.method = ADDRRES_PROCMAPS_METHOD_AUTO;
 	*pmp = pm;
 	return 0;
+}
+
+const char *addrres_procmaps__errmsg(const struct addrres_procmaps *pm)
+{
+	return pm ? pm->msg : "";
 }
 
 void addrres_procmaps__free(struct addrres_procmaps *pm)

@@ -40,6 +40,19 @@ bool libaddrres_opts_valid(const void *opts, size_t known_sz)
 	return true;
 }
 
+/* @fn with a va_list made of the rest. */
+static void call_print(addrres_print_fn_t fn, enum addrres_print_level level, const char *fmt,
+		       ...) LIBADDRRES_PRINTF(3, 4);
+static void call_print(addrres_print_fn_t fn, enum addrres_print_level level, const char *fmt,
+		       ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fn(level, fmt, ap);
+	va_end(ap);
+}
+
 int libaddrres_opts_start(const void *opts, size_t known_sz, struct libaddrres_errbuf *eb,
 			  const char *type)
 {
@@ -49,6 +62,44 @@ int libaddrres_opts_start(const void *opts, size_t known_sz, struct libaddrres_e
 				      "%s: sz is too small or too large, or fields unknown to this libaddrres are set",
 				      type);
 	return 0;
+}
+
+void libaddrres_err_own(struct libaddrres_errbuf *eb, char *msg, size_t sz)
+{
+	eb->buf = msg;
+	eb->sz = sz;
+	msg[0] = '\0';
+}
+
+/* ---- the print function ---- */
+
+/*
+ * The caller's, or none: the library prints nothing by default (a
+ * profiler's output is its own).  Set before the library is used, as
+ * libbpf_set_print() is: it is read without a lock.
+ */
+static addrres_print_fn_t print_fn;
+
+addrres_print_fn_t addrres_set_print(addrres_print_fn_t fn)
+{
+	addrres_print_fn_t old = print_fn;
+
+	print_fn = fn;
+	return old;
+}
+
+void libaddrres_print(enum addrres_print_level level, const char *fmt, ...)
+{
+	addrres_print_fn_t fn = print_fn;
+	char line[LIBADDRRES_MSG_SZ];
+	va_list ap;
+
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	call_print(fn, level, "libaddrres: %s\n", line);
 }
 
 void libaddrres_err_clear(struct libaddrres_errbuf *eb)

@@ -267,17 +267,17 @@ static void check_batch(struct addrres_procmaps *pm, struct set_state *ss, const
 	const struct addrres_vma **by_line = calloc(nr_lines ? nr_lines : 1, sizeof(*by_line));
 	size_t *want = malloc((n ? n : 1) * sizeof(*want)), bad = 0, read = 0, distinct = 0;
 	ADDRRES_OPTS(addrres_procmaps_stats, st);
+	const char *msg;
 	int ret, want_ret;
 
 	CHECK(vmas && by_line && want, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		vmas[i] = (void *)1;
-	memset(errbuf, 'X', sizeof(errbuf));
 	ret = addrres_procmaps__resolve(pm, addrs, n, vmas);
+	msg = addrres_procmaps__errmsg(pm);
 	want_ret = ref_walk(lines, nr_lines, addrs, n, want, &bad, &read);
 	CHECK(ret == want_ret, "resolve of %zu addresses: %d, want %d (line %zu)", n, ret,
 	      want_ret, bad);
-	CHECK(memchr(errbuf, '\0', sizeof(errbuf)), "errbuf not terminated");
 	CHECK(!addrres_procmaps__stats(pm, &st), "stats failed");
 	/*
 	 * AUTO tries the ioctl once, which a file that is no maps file
@@ -296,13 +296,13 @@ static void check_batch(struct addrres_procmaps *pm, struct set_state *ss, const
 	      st.ioctl_queries, st.ioctl_unsupported, want_method, want_queries, ss->unsupported);
 	CHECK(st.text_lines == read, "stats: %zu lines read, want %zu", st.text_lines, read);
 	if (ret) {
-		CHECK(names_line(errbuf, path, bad), "message \"%s\", want \"%s:%zu: ...\"",
-		      errbuf, path, bad);
+		CHECK(names_line(msg, path, bad), "message \"%s\", want \"%s:%zu: ...\"",
+		      msg, path, bad);
 		for (size_t i = 0; i < n; i++)
 			CHECK(!vmas[i], "resolve failed but address %zu has a VMA", i);
 		goto out;
 	}
-	CHECK(errbuf[0] == '\0', "resolve succeeded but left the message \"%.100s\"", errbuf);
+	CHECK(msg[0] == '\0', "resolve succeeded but left the message \"%.100s\"", msg);
 	for (size_t i = 0; i < n; i++) {
 		const struct addrres_vma *v = vmas[i];
 		const struct ref_line *l;

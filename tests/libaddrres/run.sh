@@ -11,7 +11,9 @@
 #  3. `make install DESTDIR=... PREFIX=/usr` lays out the header, the
 #     static library, the shared library's soname chain and a .pc file
 #     with which pkg-config gives the flags a program builds and runs with;
-#  4. built with LIBELF=0, the static library links into a program
+#  4. a program built against release 0.1's addrres_elf__resolve() (its
+#     symbol version ADDRRES_0.1) gets the answers of 0.2's;
+#  5. built with LIBELF=0, the static library links into a program
 #     without libdw and libelf, and its ELF part says -EOPNOTSUPP.
 # Everything is built in a temporary directory.  Prints KTAP.
 set -euo pipefail
@@ -31,7 +33,10 @@ lib_make() {
 	nice make -s -C "$LIB" OUTPUT="$out" CC="$HOST_CC" "$@"
 }
 
-ktap_plan 6
+# The release, as the Makefile sets it (MAJOR.MINOR.PATCH).
+lib_version=$(sed -n 's/^VERSION_\(MAJOR\|MINOR\|PATCH\) := //p' "$LIB/Makefile" | paste -sd.)
+
+ktap_plan 7
 
 # --- 1. unit tests, with sanitizers ---------------------------------------
 
@@ -118,15 +123,15 @@ elif ! out=$(lib_make "$work/plain" install DESTDIR="$stage" PREFIX=/usr 2>&1); 
 else
 	problems=()
 	for f in include/addrres.h include/addrres/procmap_query.h lib/libaddrres.a \
-		lib/libaddrres.so.0.1.0 \
+		"lib/libaddrres.so.$lib_version" \
 		lib/pkgconfig/libaddrres.pc; do
 		[ -f "$usr/$f" ] && [ ! -L "$usr/$f" ] || problems+=("no file usr/$f")
 	done
-	[ "$(readlink "$usr/lib/libaddrres.so.0" || true)" = libaddrres.so.0.1.0 ] ||
-		problems+=("usr/lib/libaddrres.so.0 is not a link to libaddrres.so.0.1.0")
+	[ "$(readlink "$usr/lib/libaddrres.so.0" || true)" = "libaddrres.so.$lib_version" ] ||
+		problems+=("usr/lib/libaddrres.so.0 is not a link to libaddrres.so.$lib_version")
 	[ "$(readlink "$usr/lib/libaddrres.so" || true)" = libaddrres.so.0 ] ||
 		problems+=("usr/lib/libaddrres.so is not a link to libaddrres.so.0")
-	soname=$(readelf -d "$usr/lib/libaddrres.so.0.1.0" 2>/dev/null |
+	soname=$(readelf -d "$usr/lib/libaddrres.so.$lib_version" 2>/dev/null |
 		sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
 	[ "$soname" = libaddrres.so.0 ] || problems+=("soname \"$soname\", not libaddrres.so.0")
 	grep -qx 'prefix=/usr' "$usr/lib/pkgconfig/libaddrres.pc" 2>/dev/null ||
@@ -138,7 +143,7 @@ else
 	pcdir=$("${pc[@]}" --variable=pcfiledir libaddrres 2>&1 || true)
 	[ "$pcdir" = "$usr/lib/pkgconfig" ] || problems+=("pkg-config found libaddrres in \"$pcdir\"")
 	version=$("${pc[@]}" --modversion libaddrres 2>&1 || true)
-	[ "$version" = 0.1.0 ] || problems+=("pkg-config --modversion: \"$version\"")
+	[ "$version" = "$lib_version" ] || problems+=("pkg-config --modversion: \"$version\"")
 	flags=()
 	if ! out=$("${pc[@]}" --cflags --libs libaddrres 2>&1); then
 		problems+=("pkg-config --cflags --libs failed: $out")
@@ -187,7 +192,87 @@ else
 	fi
 fi
 
-# --- 4. LIBELF=0 -----------------------------------------------------------
+# --- 4. a program built against release 0.1 -------------------------------
+
+# addrres_elf__resolve() took the build ID as arguments in 0.1: such a
+# program binds addrres_elf__resolve@ADDRRES_0.1, which must give the
+# answers of the 0.2 form, and pass the build ID on (-ESTALE for another).
+name="libaddrres: a program built against 0.1 keeps its addrres_elf__resolve@ADDRRES_0.1"
+if ! $plain_ok; then
+	ktap_result fail "$name" "make with the default flags failed"
+else
+	cat >"$work/abi01.c" <<-'EOF'
+	#include <addrres.h>
+	#include <errno.h>
+	#include <stdio.h>
+	#include <string.h>
+
+	/* 0.1's prototype, bound to its version as a program linked then is. */
+	int resolve_0_1(struct addrres_elf *e, const char *path, const unsigned char *id,
+			size_t id_size, const uint64_t *offs, size_t n,
+			const struct addrres_elf_sym **syms);
+	__asm__(".symver resolve_0_1, addrres_elf__resolve@ADDRRES_0.1");
+
+	static int same(const struct addrres_elf_sym *a, const struct addrres_elf_sym *b)
+	{
+		if (!a || !b)
+			return a == b;
+		return !a->name == !b->name && (!a->name || !strcmp(a->name, b->name)) &&
+		       a->offset == b->offset;
+	}
+
+	int main(int argc, char **argv)
+	{
+		const struct addrres_elf_sym *got[64], **old;
+		unsigned char other[1] = { 0 };
+		struct addrres_elf *e;
+		uint64_t offs[64];
+		int named = 0;
+
+		if (argc != 2 || addrres_elf__open(NULL, &e))
+			return 2;
+		/* Spread over the loaded part: the library's own code is past 0x4000. */
+		for (int i = 0; i < 64; i++)
+			offs[i] = 0x4000 + (uint64_t)i * 0x200;
+		if (resolve_0_1(e, argv[1], NULL, 0, offs, 64, got) ||
+		    addrres_elf_syms__dup(got, 64, &old))
+			return 3;
+		if (addrres_elf__resolve(e, argv[1], offs, 64, got, NULL))
+			return 4;
+		for (int i = 0; i < 64; i++) {
+			if (!same(old[i], got[i])) {
+				printf("offset 0x%llx: the two forms differ\n",
+				       (unsigned long long)offs[i]);
+				return 5;
+			}
+			named += old[i] && old[i]->name;
+		}
+		if (resolve_0_1(e, argv[1], other, 1, offs, 1, got) != -ESTALE)
+			return 6;
+		printf("%d named\n", named);
+		addrres_elf_syms__free(old);
+		addrres_elf__free(e);
+		return named ? 0 : 7;
+	}
+	EOF
+	so=$work/plain/libaddrres.so.$lib_version
+	rc=0
+	if ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" -I "$LIB/include" -o "$work/abi01" \
+		"$work/abi01.c" -L "$work/plain" -laddrres 2>&1); then
+		printf '%s\n' "$out" | tail -n 20 | ktap_diag
+		ktap_result fail "$name" "the program does not build"
+	elif ! nm -D "$work/abi01" | grep -q ' U addrres_elf__resolve@ADDRRES_0\.1$'; then
+		nm -D "$work/abi01" | grep addrres_ | ktap_diag
+		ktap_result fail "$name" "the program does not bind addrres_elf__resolve@ADDRRES_0.1"
+	elif out=$(LD_LIBRARY_PATH=$work/plain "$work/abi01" "$so" 2>&1) || rc=$? && [ "$rc" != 0 ]; then
+		printf '%s\n' "$out" | ktap_diag
+		ktap_result fail "$name" "exit $rc"
+	else
+		ktap_result ok "$name ($out of 64 offsets)"
+	fi
+fi
+
+# --- 5. LIBELF=0 -----------------------------------------------------------
 
 name="libaddrres: LIBELF=0 links without libdw and libelf, and its ELF part says -EOPNOTSUPP"
 if ! out=$(lib_make "$work/noelf-lib" LIBELF=0 "$work/noelf-lib/libaddrres.a" 2>&1); then

@@ -199,6 +199,16 @@ static int open_elf(struct addrres_elf **e, const char *debug_dirs, bool no_line
 	return addrres_elf__open(&opts, e);
 }
 
+/* addrres_elf__resolve() with the build ID @id (NULL: none) in its options. */
+static int resolve_id(struct addrres_elf *e, const char *path, const unsigned char *id,
+		      size_t id_size, const uint64_t *offs, size_t n,
+		      const struct addrres_elf_sym **syms)
+{
+	ADDRRES_OPTS(addrres_elf_resolve_opts, opts, .build_id = id, .build_id_size = id_size);
+
+	return addrres_elf__resolve(e, path, offs, n, syms, &opts);
+}
+
 /* An empty directory: no debug file to be found. */
 static const char *no_debug_dir(void)
 {
@@ -215,15 +225,16 @@ static const char *no_debug_dir(void)
 } while (0)
 
 #define RESOLVE(t, e, path, id, id_size, offs, n, syms, msg) do {		\
-	int e_ = addrres_elf__resolve(e, path, id, id_size, offs, n, syms);	\
+	int e_ = resolve_id(e, path, id, id_size, offs, n, syms);		\
+	(void)(msg);								\
 	if (e_)									\
-		FAIL(t, "resolve: %s: %s", err_name(e_), msg);			\
+		FAIL(t, "resolve: %s: %s", err_name(e_), addrres_elf__errmsg(e)); \
 } while (0)
 
 #define RESOLVE_VMA(t, e, pid, vma, addrs, n, syms, msg) do {			\
 	int e_ = addrres_elf__resolve_vma(e, pid, vma, addrs, n, syms);	\
 	if (e_)									\
-		FAIL(t, "resolve_vma: %s: %s", err_name(e_), msg);		\
+		FAIL(t, "resolve_vma: %s: %s", err_name(e_), addrres_elf__errmsg(e)); \
 } while (0)
 
 /* An nm symbol of a listing, that must be there. */
@@ -298,7 +309,7 @@ static void test_pie_symbols_and_lines(struct test *t, const void *arg)
 
 	OPEN(t, e, no_debug_dir(), false, msg);
 	RESOLVE(t, e, pie, NULL, 0, offs, 4, s, msg);
-	CHECK_STR(t, msg, "");
+	CHECK_STR(t, addrres_elf__errmsg(e), "");
 	CHECK_SYM(t, s[0], "fixture_global", glob, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
 	CHECK_LINE(t, s[0], "prog.c", "fixture_global");
 	CHECK_SYM(t, s[1], "fixture_global", glob, 4, ADDRRES_ELF_SYMTAB_SYMTAB);
@@ -565,7 +576,7 @@ static void test_vma_opened_by_path(struct test *t, const void *arg)
 	OPEN(t, e, no_debug_dir(), false, msg);
 	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, &fake, &fake_addr, 1, s), -ESTALE);
 	CHECK(t, s[0] == NULL);
-	CHECK(t, !strncmp(msg, fake.name, strlen(fake.name)));
+	CHECK(t, !strncmp(addrres_elf__errmsg(e), fake.name, strlen(fake.name)));
 out:
 	addrres_elf__free(e);
 	loaded_undo(&l);
@@ -746,17 +757,17 @@ static void test_build_id_mismatch(struct test *t, const void *arg)
 	for (int pass = 0; pass < 2; pass++) {
 		id[id_size - 1] ^= 1;
 		s[0] = (void *)1;
-		CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib.so"), id, id_size, &off, 1, s),
+		CHECK_ERR(t, resolve_id(e, out_file("lib.so"), id, id_size, &off, 1, s),
 			  -ESTALE);
 		CHECK(t, s[0] == NULL);
-		CHECK(t, !strncmp(msg, out_file("lib.so"), strlen(out_file("lib.so"))));
-		CHECK(t, strstr(msg, "build ID") != NULL);
+		CHECK(t, !strncmp(addrres_elf__errmsg(e), out_file("lib.so"), strlen(out_file("lib.so"))));
+		CHECK(t, strstr(addrres_elf__errmsg(e), "build ID") != NULL);
 		id[id_size - 1] ^= 1;
 		RESOLVE(t, e, out_file("lib.so"), id, id_size, &off, 1, s, msg);
 		CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
 	}
 	/* a file without a build ID, given one */
-	CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib-nobid-stripped.so"), id, id_size, &off,
+	CHECK_ERR(t, resolve_id(e, out_file("lib-nobid-stripped.so"), id, id_size, &off,
 					  1, s),
 		  -ESTALE);
 out:
@@ -779,16 +790,16 @@ static void test_not_elf(struct test *t, const void *arg)
 	if (!f || fputs("#!/bin/sh\necho not ELF\n", f) < 0 || fclose(f))
 		FAIL(t, "writing %s", text);
 	OPEN(t, e, no_debug_dir(), false, msg);
-	CHECK_ERR(t, addrres_elf__resolve(e, text, NULL, 0, &off, 1, s), -ENOEXEC);
-	CHECK(t, !strncmp(msg, text, strlen(text)) && strstr(msg, "not an ELF file"));
+	CHECK_ERR(t, resolve_id(e, text, NULL, 0, &off, 1, s), -ENOEXEC);
+	CHECK(t, !strncmp(addrres_elf__errmsg(e), text, strlen(text)) && strstr(addrres_elf__errmsg(e), "not an ELF file"));
 	/* ELF, but no executable: an object file */
-	CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib.o"), NULL, 0, &off, 1, s), -ENOEXEC);
-	CHECK(t, strstr(msg, "not an ELF executable or shared library") != NULL);
+	CHECK_ERR(t, resolve_id(e, out_file("lib.o"), NULL, 0, &off, 1, s), -ENOEXEC);
+	CHECK(t, strstr(addrres_elf__errmsg(e), "not an ELF executable or shared library") != NULL);
 	/* not a regular file */
-	CHECK_ERR(t, addrres_elf__resolve(e, elf_dir, NULL, 0, &off, 1, s), -ENOEXEC);
+	CHECK_ERR(t, resolve_id(e, elf_dir, NULL, 0, &off, 1, s), -ENOEXEC);
 	/* a good one after them */
 	RESOLVE(t, e, out_file("pie"), NULL, 0, &off, 1, s, msg);
-	CHECK_STR(t, msg, "");
+	CHECK_STR(t, addrres_elf__errmsg(e), "");
 out:
 	addrres_elf__free(e);
 }
@@ -808,8 +819,8 @@ static void test_no_file(struct test *t, const void *arg)
 	NEED_FIXTURES(t);
 	snprintf(missing, sizeof(missing), "%s", out_file("does-not-exist"));
 	OPEN(t, e, no_debug_dir(), false, msg);
-	CHECK_ERR(t, addrres_elf__resolve(e, missing, NULL, 0, &off, 1, s), -ENOENT);
-	CHECK(t, !strncmp(msg, missing, strlen(missing)) && strstr(msg, ": No such file"));
+	CHECK_ERR(t, resolve_id(e, missing, NULL, 0, &off, 1, s), -ENOENT);
+	CHECK(t, !strncmp(addrres_elf__errmsg(e), missing, strlen(missing)) && strstr(addrres_elf__errmsg(e), ": No such file"));
 
 	/* a VMA without a file: the stack (or ASan's fake one) */
 	stack = (uintptr_t)&local;
@@ -818,7 +829,7 @@ static void test_no_file(struct test *t, const void *arg)
 	CHECK(t, v[0] && v[0]->inode == 0);
 	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, v[0], &stack, 1, s), -ENOENT);
 	CHECK(t, s[0] == NULL);
-	CHECK(t, strstr(msg, ": no file is mapped there") != NULL);
+	CHECK(t, strstr(addrres_elf__errmsg(e), ": no file is mapped there") != NULL);
 out:
 	addrres_procmaps__free(pm);
 	addrres_elf__free(e);
@@ -992,14 +1003,14 @@ static void test_opts_and_arguments(struct test *t, const void *arg)
 	CHECK_ERR(t, addrres_elf__open(&big.opts, &e), 0);
 	CHECK_STR(t, msg, "");
 
-	CHECK_ERR(t, addrres_elf__resolve(NULL, out_file("pie"), NULL, 0, &off, 1, s), -EINVAL);
-	CHECK_ERR(t, addrres_elf__resolve(e, NULL, NULL, 0, &off, 1, s), -EINVAL);
-	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), NULL, 0, NULL, 1, s), -EINVAL);
-	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), NULL, 0, &off, 1, NULL), -EINVAL);
-	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), id, sizeof(id), &off, 1, s), -EINVAL);
-	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), id, 0, &off, 1, s), -EINVAL);
-	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), NULL, 4, &off, 1, s), -EINVAL);
-	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), NULL, 0, NULL, 0, NULL), 0);
+	CHECK_ERR(t, resolve_id(NULL, out_file("pie"), NULL, 0, &off, 1, s), -EINVAL);
+	CHECK_ERR(t, resolve_id(e, NULL, NULL, 0, &off, 1, s), -EINVAL);
+	CHECK_ERR(t, resolve_id(e, out_file("pie"), NULL, 0, NULL, 1, s), -EINVAL);
+	CHECK_ERR(t, resolve_id(e, out_file("pie"), NULL, 0, &off, 1, NULL), -EINVAL);
+	CHECK_ERR(t, resolve_id(e, out_file("pie"), id, sizeof(id), &off, 1, s), -EINVAL);
+	CHECK_ERR(t, resolve_id(e, out_file("pie"), id, 0, &off, 1, s), -EINVAL);
+	CHECK_ERR(t, resolve_id(e, out_file("pie"), NULL, 4, &off, 1, s), -EINVAL);
+	CHECK_ERR(t, resolve_id(e, out_file("pie"), NULL, 0, NULL, 0, NULL), 0);
 
 	CHECK_ERR(t, addrres_procmaps__open(NULL, &pm), 0);
 	CHECK_ERR(t, addrres_procmaps__resolve(pm, &addr, 1, v), 0);
@@ -1013,7 +1024,7 @@ static void test_opts_and_arguments(struct test *t, const void *arg)
 	off = v[0]->end;
 	s[0] = (void *)1;
 	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, v[0], &off, 1, s), -EINVAL);
-	CHECK(t, s[0] == NULL && strstr(msg, "outside the VMA"));
+	CHECK(t, s[0] == NULL && strstr(addrres_elf__errmsg(e), "outside the VMA"));
 	/* and ours, in it */
 	CHECK_ERR(t, addrres_elf__resolve_vma(e, 0, v[0], &addr, 1, s), 0);
 	CHECK_STR(t, s[0]->name, "test_opts_and_arguments");
@@ -1342,7 +1353,7 @@ static long diff_file_run(const struct diff_file *df, size_t *compared, int *nsy
 	for (size_t i = 0; i < d.n; i += CHUNK) {
 		size_t c = d.n - i < CHUNK ? d.n - i : CHUNK;
 
-		err = addrres_elf__resolve(e, df->path, NULL, 0, d.offs + i, c, syms);
+		err = resolve_id(e, df->path, NULL, 0, d.offs + i, c, syms);
 		if (err) {
 			snprintf(why, why_sz, "%.64s: resolve: %.32s: %.400s", df->label,
 				 err_name(err), msg);
@@ -1565,7 +1576,7 @@ static bool find_inlined(struct addrres_elf *e, const char *so, const struct nm_
 	const struct addrres_elf_sym *s[1];
 
 	for (uint64_t a = outer->value; a < outer->value + outer->size; a++) {
-		if (!file_offset(so, a, off) || addrres_elf__resolve(e, so, NULL, 0, off, 1, s))
+		if (!file_offset(so, a, off) || resolve_id(e, so, NULL, 0, off, 1, s))
 			return false;
 		if (s[0] && s[0]->nr_inlined == depth)
 			return true;
@@ -1672,7 +1683,7 @@ static int name_at(const char *sym, bool no_demangle, char *name, size_t name_sz
 		return -ENOENT;
 	err = addrres_elf__open(&o, &e);
 	if (!err)
-		err = addrres_elf__resolve(e, so, NULL, 0, &off, 1, s);
+		err = resolve_id(e, so, NULL, 0, &off, 1, s);
 	if (!err && (!s[0] || !s[0]->name))
 		err = -ENOENT;
 	if (!err)
