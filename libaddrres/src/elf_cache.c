@@ -208,6 +208,7 @@ void libaddrres_elf_file_free(struct elf_file *f)
 		dwfl_end(f->dwfl);
 	libaddrres_elf_facts_free(&f->facts);
 	libaddrres_elf_index_free(&f->index);
+	libaddrres_elf_inlines_free(f);
 	free(f);
 }
 

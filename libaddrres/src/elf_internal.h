@@ -92,6 +92,8 @@ struct elf_file {
 	 * directory it was joined with, and what that made.
 	 */
 	const char *rel_src, *rel_dir, *abs_src;
+	/* unit DIE offset -> its inlined subroutines (elf_inlines.c) */
+	struct libaddrres_strmap cus;
 };
 
 struct addrres_elf {
@@ -143,11 +145,19 @@ int libaddrres_elf_vdso_get(struct addrres_elf *e, int pid, const struct addrres
 
 /* ---- symbols and lines: elf_symbols.c ---- */
 
+const char *libaddrres_elf_shown_name(struct addrres_elf *e, const char *name);
+
 void libaddrres_elf_index_free(struct sym_index *ix);
 void libaddrres_elf_batch_start(struct addrres_elf *e);
 int libaddrres_elf_syms_reserve(struct addrres_elf *e, size_t n, const char *name);
 void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 				 const uint64_t *vals, uint64_t adj, size_t n,
 				 const struct addrres_elf_sym **syms, struct addrres_elf_sym *store);
+
+/* ---- inlined functions: elf_inlines.c ---- */
+
+void libaddrres_elf_inline_chain(struct addrres_elf *e, struct elf_file *f, uint64_t addr,
+				 struct addrres_elf_sym *s);
+void libaddrres_elf_inlines_free(struct elf_file *f);
 
 #endif /* LIBADDRRES_ELF_INTERNAL_H */

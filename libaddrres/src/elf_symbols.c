@@ -16,8 +16,6 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <libiberty/demangle.h>
 
 #include "elf_internal.h"
@@ -502,7 +500,7 @@ static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line
 	return abs;
 }
 
-/* ---- names as shown, and inline chains ---- */
+/* ---- names as shown ---- */
 
 void libaddrres_elf_batch_start(struct addrres_elf *e)
 {
@@ -516,7 +514,7 @@ void libaddrres_elf_batch_start(struct addrres_elf *e)
  * Both are done once per name: the map keeps what each name became (the
  * name itself where neither applies).  Out of memory, @name.
  */
-static const char *shown_name(struct addrres_elf *e, const char *name)
+const char *libaddrres_elf_shown_name(struct addrres_elf *e, const char *name)
 {
 	const char *at = name[0] ? strchr(name + 1, '@') : NULL;
 	bool mangled = !e->no_demangle && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
@@ -544,96 +542,6 @@ static const char *shown_name(struct addrres_elf *e, const char *name)
 	return val;
 }
 
-/* An attribute of @die, read through DW_AT_abstract_origin/specification. */
-static bool die_udata(Dwarf_Die *die, unsigned int at, Dwarf_Word *v)
-{
-	Dwarf_Attribute attr;
-
-	return dwarf_attr_integrate(die, at, &attr) && !dwarf_formudata(&attr, v);
-}
-
-/* An inlined function's name: its linkage name, shown; else its DW_AT_name. */
-static const char *inline_name(struct addrres_elf *e, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	const char *name;
-
-	if ((dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-	     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr)) &&
-	    (name = dwarf_formstring(&attr)))
-		return shown_name(e, name);
-	name = dwarf_diename(die);
-	if (!name && dwarf_attr_integrate(die, DW_AT_name, &attr))
-		name = dwarf_formstring(&attr);
-	return name;
-}
-
-/* Deeper chains are cut there: no compiler inlines so deep. */
-#define INLINE_DEPTH_MAX 64
-
-/*
- * The functions inlined at module address @addr of @f into s->inlined,
- * innermost first, as `eu-addr2line -i` walks them: dwarf_getscopes()
- * gives the scopes that hold the address up to the innermost
- * DW_TAG_inlined_subroutine (then those of its abstract origin), and
- * dwarf_getscopes_die() of each inlined subroutine the scopes of the
- * code it was inlined into, up to the DW_TAG_subprogram that ends the
- * chain.  Nothing where the file has no DWARF for the address or memory
- * is short: the line and symbol stand without it.
- */
-static void inline_chain(struct addrres_elf *e, struct elf_file *f, uint64_t addr,
-			 struct addrres_elf_sym *s)
-{
-	struct addrres_elf_inline chain[INLINE_DEPTH_MAX], *frames;
-	Dwarf_Die *cu, *scopes = NULL, *outer;
-	Dwarf_Files *files = NULL;
-	Dwarf_Addr bias;
-	size_t nfiles = 0, nr = 0;
-	int n, i = 0;
-
-	cu = dwfl_module_addrdie(f->mod, addr, &bias);
-	if (!cu)
-		return;
-	if (dwarf_getsrcfiles(cu, &files, &nfiles))
-		files = NULL;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
-	while (i < n && nr < INLINE_DEPTH_MAX) {
-		struct addrres_elf_inline *fr = &chain[nr];
-		int tag = dwarf_tag(&scopes[i]);
-		Dwarf_Word v;
-
-		if (tag == DW_TAG_subprogram)
-			break;
-		if (tag != DW_TAG_inlined_subroutine) {
-			i++;
-			continue;
-		}
-		memset(fr, 0, sizeof(*fr));
-		fr->name = inline_name(e, &scopes[i]);
-		if (files && die_udata(&scopes[i], DW_AT_call_file, &v) && v < nfiles)
-			fr->call_file = dwarf_filesrc(files, v, NULL, NULL);
-		if (die_udata(&scopes[i], DW_AT_call_line, &v) && v <= UINT_MAX)
-			fr->call_line = (unsigned int)v;
-		if (die_udata(&scopes[i], DW_AT_call_column, &v) && v <= UINT_MAX)
-			fr->call_column = (unsigned int)v;
-		nr++;
-		/* The code it was inlined into: its own scope first, then theirs. */
-		outer = NULL;
-		n = dwarf_getscopes_die(&scopes[i], &outer);
-		free(scopes);
-		scopes = outer;
-		i = 1;
-	}
-	free(scopes);
-	frames = nr ? libaddrres_arena_alloc(&e->batch, nr * sizeof(*frames),
-					     _Alignof(struct addrres_elf_inline)) : NULL;
-	if (!frames)
-		return;
-	memcpy(frames, chain, nr * sizeof(*frames));
-	s->inlined = frames;
-	s->nr_inlined = nr;
-}
-
 /* What file offset @off of @f holds, into @s; NULL if no segment holds it. */
 static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_file *f,
 					    uint64_t off, struct addrres_elf_sym *s)
@@ -659,7 +567,7 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 	if (name && shndx == SHN_ABS && f->facts.relocatable)
 		name = NULL;
 	if (name) {
-		s->name = shown_name(e, name);
+		s->name = libaddrres_elf_shown_name(e, name);
 		s->offset = sym_off;
 		s->size = sym_size;
 		s->symtab = symtab_of(f, symelf);
@@ -675,7 +583,7 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 			s->column = col > 0 ? (unsigned int)col : 0;
 		}
 		if (!e->no_inlines)
-			inline_chain(e, f, mod_addr, s);
+			libaddrres_elf_inline_chain(e, f, mod_addr, s);
 	}
 	return s;
 }

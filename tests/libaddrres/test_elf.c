@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -1751,6 +1752,188 @@ out:
 	addrres_elf__free(e);
 }
 
+/*
+ * The chain `eu-addr2line -i` walks (elfutils' src/addr2line.c): the
+ * scopes of dwarf_getscopes(), and from each inlined subroutine those of
+ * dwarf_getscopes_die(), up to the subprogram.  The library's index must
+ * give the same, with names by the same rule (a linkage name, else
+ * DW_AT_name, both through the abstract origin; not demangled here).
+ */
+static size_t oracle_chain(const struct oracle *o, uint64_t addr, struct addrres_elf_inline *out,
+			   size_t max)
+{
+	Dwarf_Die *cu, *scopes = NULL, *outer;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr bias;
+	size_t nfiles = 0, nr = 0;
+	int n, i = 0;
+
+	cu = dwfl_module_addrdie(o->mod, addr, &bias);
+	if (!cu)
+		return 0;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	while (i < n && nr < max) {
+		Dwarf_Attribute attr;
+		Dwarf_Word v;
+
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) {
+			i++;
+			continue;
+		}
+		memset(&out[nr], 0, sizeof(out[nr]));
+		if (dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &attr) ||
+		    dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &attr) ||
+		    dwarf_attr_integrate(&scopes[i], DW_AT_name, &attr))
+			out[nr].name = dwarf_formstring(&attr);
+		if (files && dwarf_attr_integrate(&scopes[i], DW_AT_call_file, &attr) &&
+		    !dwarf_formudata(&attr, &v) && v < nfiles)
+			out[nr].call_file = dwarf_filesrc(files, v, NULL, NULL);
+		if (dwarf_attr_integrate(&scopes[i], DW_AT_call_line, &attr) &&
+		    !dwarf_formudata(&attr, &v))
+			out[nr].call_line = (unsigned int)v;
+		if (dwarf_attr_integrate(&scopes[i], DW_AT_call_column, &attr) &&
+		    !dwarf_formudata(&attr, &v))
+			out[nr].call_column = (unsigned int)v;
+		nr++;
+		outer = NULL;
+		n = dwarf_getscopes_die(&scopes[i], &outer);
+		free(scopes);
+		scopes = outer;
+		i = 1;
+	}
+	free(scopes);
+	return nr;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_chain(const struct addrres_elf_sym *s, const struct addrres_elf_inline *want,
+		       size_t nr)
+{
+	if (s->nr_inlined != nr)
+		return false;
+	for (size_t i = 0; i < nr; i++) {
+		const struct addrres_elf_inline *a = &s->inlined[i], *b = &want[i];
+
+		if (!same_str(a->name, b->name) || !same_str(a->call_file, b->call_file) ||
+		    a->call_line != b->call_line || a->call_column != b->call_column)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The inline chains of the offsets of @df against oracle_chain(): the
+ * number that differ into *@differ, and of those with a chain into
+ * *@inlined; false (with @why) if the file cannot be compared.
+ */
+static bool chains_run(const struct diff_file *df, size_t *compared, size_t *inlined,
+		       size_t *differ, size_t *shown, char *why, size_t why_sz)
+{
+	enum { CHUNK = 1 << 14, DEPTH = 64 };
+	const struct addrres_elf_sym **syms = NULL;
+	struct addrres_elf_inline want[DEPTH];
+	struct addrres_elf *e = NULL;
+	struct diff_offs d = { 0 };
+	struct oracle o;
+	bool ok = false;
+	int err;
+
+	ADDRRES_OPTS(addrres_elf_opts, opts, .no_demangle = true, .debug_dirs = df->debug_dirs);
+	*compared = *inlined = *differ = 0;
+	if (!oracle_begin(&o, df, why, why_sz))
+		goto out;
+	if (!diff_offsets(df, &o, &d)) {
+		snprintf(why, why_sz, "%s: no PT_LOAD bytes, or no memory", df->path);
+		goto out;
+	}
+	syms = calloc(CHUNK, sizeof(*syms));
+	err = syms ? addrres_elf__open(&opts, &e) : -ENOMEM;
+	if (err) {
+		snprintf(why, why_sz, "open: %s", err_name(err));
+		goto out;
+	}
+	for (size_t i = 0; i < d.n; i += CHUNK) {
+		size_t c = d.n - i < CHUNK ? d.n - i : CHUNK;
+
+		err = addrres_elf__resolve(e, df->path, d.offs + i, c, syms, NULL);
+		if (err) {
+			snprintf(why, why_sz, "%.64s: resolve: %.32s: %.400s", df->label,
+				 err_name(err), addrres_elf__errmsg(e));
+			goto out;
+		}
+		for (size_t k = 0; k < c; k++) {
+			size_t nr = oracle_chain(&o, d.addrs[i + k], want, DEPTH);
+
+			*inlined += nr > 0;
+			if (syms[k] && same_chain(syms[k], want, nr))
+				continue;
+			(*differ)++;
+			if ((*shown)++ < DIFF_SHOWN)
+				printf("#   %s: offset 0x%llx: %zu inlined, libdw says %zu (first %s)\n",
+				       df->label, (unsigned long long)d.offs[i + k],
+				       syms[k] ? syms[k]->nr_inlined : 0, nr,
+				       nr && want[0].name ? want[0].name : "-");
+		}
+	}
+	*compared = d.n;
+	ok = true;
+out:
+	addrres_elf__free(e);
+	free(syms);
+	free(d.offs);
+	free(d.addrs);
+	oracle_end(&o);
+	return ok;
+}
+
+/* The index of inlined subroutines gives what libdw's scope walk gives. */
+static void test_inlines_match_libdw(struct test *t, const void *arg)
+{
+	static struct diff_file files[3];
+	size_t nfiles = 0, total = 0, differ = 0, shown = 0;
+	char why[PATH_MAX + 256];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(files[nfiles].label, sizeof(files[nfiles].label), "names.so");
+	snprintf(files[nfiles].path, sizeof(files[nfiles].path), "%s", out_file("names.so"));
+	files[nfiles++].debug_dirs = no_debug_dir();
+	snprintf(files[nfiles].label, sizeof(files[nfiles].label), "pie");
+	snprintf(files[nfiles].path, sizeof(files[nfiles].path), "%s", out_file("pie"));
+	files[nfiles++].debug_dirs = no_debug_dir();
+	/* libc, with its DWARF from libc6-dbg: thousands of inlined calls */
+	if (dl_iterate_phdr(find_libc, files[nfiles].path)) {
+		snprintf(files[nfiles].label, sizeof(files[nfiles].label), "libc");
+		files[nfiles].debug_dirs = "/usr/lib/debug";
+		files[nfiles++].max_offsets = 20000;
+	}
+	for (size_t i = 0; i < nfiles; i++) {
+		size_t n, inl, d;
+
+		if (!chains_run(&files[i], &n, &inl, &d, &shown, why, sizeof(why)))
+			FAIL(t, "%s", why);
+		printf("# %s: %zu offsets, %zu in inlined code, %zu differ\n", files[i].label, n,
+		       inl, d);
+		/* names.so is made of inlined code: the comparison must meet some */
+		if (i == 0)
+			CHECK(t, inl > 0);
+		total += n;
+		differ += d;
+	}
+	if (differ)
+		FAIL(t, "%zu of %zu offsets have another inline chain than libdw's", differ, total);
+out:
+	return;
+}
+
 /* ---- the fixtures ---- */
 
 /* Run fixtures/elf/build.sh into SCRATCH/elf; elf_dir is set if it worked. */
@@ -1801,6 +1984,7 @@ static struct test tests[] = {
 	CASE(test_index_matches_libdwfl),
 	CASE(test_inline_chain),
 	CASE(test_inline_chain_off),
+	CASE(test_inlines_match_libdw),
 	CASE(test_demangle),
 	CASE(test_demangle_off),
 	CASE(test_symbol_versions),
