@@ -723,6 +723,12 @@ enum addrres_elf_symtab {
  *	(cplus_demangle(), the one of binutils and gdb) takes as C++ (`_Z`)
  *	or Rust (`_ZN...17h<hash>E`, `_R`) are given demangled, with their
  *	parameter types; other names as they are.
+ * @debuginfod: where no debug file is found in @debug_dirs, ask the
+ *	debuginfod servers of $DEBUGINFOD_URLS for it by build ID, through
+ *	elfutils' libdebuginfod as libdwfl does (downloads land in its
+ *	cache, $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client).  Off
+ *	by default: a library must not go to the network behind its
+ *	caller's back (see addrres_elf__resolve()).
  *
  * The struct may grow at its end in later versions.
  */
@@ -734,6 +740,7 @@ struct addrres_elf_opts {
 	size_t errbuf_sz;
 	bool no_inlines;
 	bool no_demangle;
+	bool debuginfod;
 };
 
 /**
@@ -877,6 +884,13 @@ LIBADDRRES_API const char *addrres_elf__errmsg(const struct addrres_elf *e);
  *	mapped, say): a file with another, or none, fails with -ESTALE.
  *	Without a path, the build ID the file is found by.
  * @build_id_size: 0, or 1 to ADDRRES_BUILD_ID_MAX.
+ * @elf_addrs: the numbers given are ELF addresses, the file's link-time
+ *	addresses (&addrres_elf_sym.elf_addr: nm's, `eu-addr2line -e`'s,
+ *	`llvm-symbolizer --obj`'s), not file offsets.  An address in no
+ *	PT_LOAD segment (p_vaddr to p_vaddr + p_memsz) gets NULL.  What a
+ *	debug file alone can answer: its program headers keep the
+ *	addresses but not the binary's file offsets, and file offsets in a
+ *	file whose code has no bytes fail with -ENOEXEC.
  *
  * The struct may grow at its end in later versions.  (Until 0.2 these
  * were positional arguments of addrres_elf__resolve(): programs built
@@ -886,6 +900,7 @@ struct addrres_elf_resolve_opts {
 	size_t sz;
 	const unsigned char *build_id;
 	size_t build_id_size;
+	bool elf_addrs;
 };
 
 /**
@@ -912,15 +927,18 @@ struct addrres_elf_resolve_opts {
  * liblzma, as Debian's and Fedora's are).  Lines come from the DWARF of
  * the file or of its debug file.
  *
- * Debug files are looked for in &addrres_elf_opts.debug_dirs only.
+ * Debug files are looked for in &addrres_elf_opts.debug_dirs and, only
+ * if &addrres_elf_opts.debuginfod is set, from debuginfod servers.
  * libdwfl's standard search ends, where it found nothing, with a query
  * to the debuginfod servers of $DEBUGINFOD_URLS, and the library must
- * not reach out to the network behind its caller's back: where
- * $DEBUGINFOD_URLS is set (not empty) when libdwfl looks for a file's
- * debug file (once, when a symbol or line of the file is first asked
- * for), it is looked for by build ID only (libdwfl's
- * dwfl_build_id_find_debuginfo()), not by .gnu_debuglink; elsewhere the
- * whole search runs, its query to no server then returning at once.
+ * not reach out to the network behind its caller's back: without the
+ * option, where $DEBUGINFOD_URLS is set (not empty) when libdwfl looks
+ * for a file's debug file (once, when a symbol or line of the file is
+ * first asked for), it is looked for by build ID only (libdwfl's
+ * dwfl_build_id_find_debuginfo()), not by .gnu_debuglink, and the print
+ * function (addrres_set_print()) gets an ADDRRES_INFO message saying so;
+ * elsewhere the whole search runs, its query to no server then returning
+ * at once.
  *
  * Without @path, the file is the one of the build ID in a directory of
  * &addrres_elf_opts.debug_dirs, as Debian's and Fedora's debug packages
@@ -1032,7 +1050,7 @@ LIBADDRRES_API int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid,
  * their strings until its free: what a profiler that symbolizes as it
  * goes needs.  A caller that keeps answers longer (past the handle, or a
  * report built from several batches) takes a copy: each answer's bytes,
- * no more.  Answers repeated in @syms (the same pointer) share one copy.
+ * no more.
  *
  * Return: 0 on success; -EINVAL if @copy is NULL, or @syms is NULL with @n;
  * -ENOMEM.  Free the copy with addrres_elf_syms__free().

@@ -32,22 +32,9 @@ static const char *str_put(const char *s, char **at)
 	return p;
 }
 
-/* The first of @syms[0..@i) that is the same pointer as @syms[@i], or @i. */
-static size_t first_same(const struct addrres_elf_sym *const *syms, size_t i)
-{
-	for (size_t k = i; k > 0; k--) {
-		if (syms[k - 1] == syms[i])
-			return k - 1;
-	}
-	return i;
-}
-
 /*
  * One block: the pointers, then the structs and the inline frames (both
- * aligned as the structs), then the strings.  Repeats are looked for
- * among the answers before, quadratic in the worst case: the resolve
- * functions give repeats the same pointer only within a batch's
- * duplicates, so a batch copies in the time it took to make.
+ * aligned as the structs), then the strings.
  */
 int addrres_elf_syms__dup(const struct addrres_elf_sym *const *syms, size_t n,
 			  const struct addrres_elf_sym ***copy)
@@ -65,7 +52,7 @@ int addrres_elf_syms__dup(const struct addrres_elf_sym *const *syms, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const struct addrres_elf_sym *s = syms[i];
 
-		if (!s || first_same(syms, i) != i)
+		if (!s)
 			continue;
 		structs++;
 		frames += s->nr_inlined;
@@ -92,10 +79,9 @@ int addrres_elf_syms__dup(const struct addrres_elf_sym *const *syms, size_t n,
 	str = (char *)(fr + frames);
 	for (size_t i = 0; i < n; i++) {
 		const struct addrres_elf_sym *s = syms[i];
-		size_t first = s ? first_same(syms, i) : i;
 
-		if (!s || first != i) {
-			ptrs[i] = s ? ptrs[first] : NULL;
+		if (!s) {
+			ptrs[i] = NULL;
 			continue;
 		}
 		*st = *s;

@@ -76,11 +76,21 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
+	/* libaddrres_elf_file_new() made the module's userdata its file (not the vdso's). */
+	struct elf_file *f = *userdata;
 
-	if (urls && *urls)
+	if (urls && *urls && !(f && f->owner->debuginfod)) {
+		/* libdwfl looks for it for the symbols, then again for DWARF. */
+		if (f && !f->told_debuginfod)
+			libaddrres_print(ADDRRES_INFO,
+					 "%s: DEBUGINFOD_URLS is set but debuginfod is off (addrres_elf_opts.debuginfod): its debug file is looked for by build ID in the debug directories only",
+					 file_name ? file_name : modname);
+		if (f)
+			f->told_debuginfod = true;
 		return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 						    debuglink_file, debuglink_crc,
 						    debuginfo_file_name);
+	}
 	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 					    debuglink_file, debuglink_crc, debuginfo_file_name);
 }
@@ -114,6 +124,7 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 	e->no_lines = LIBADDRRES_OPTS_GET(opts, no_lines, false);
 	e->no_inlines = LIBADDRRES_OPTS_GET(opts, no_inlines, false);
 	e->no_demangle = LIBADDRRES_OPTS_GET(opts, no_demangle, false);
+	e->debuginfod = LIBADDRRES_OPTS_GET(opts, debuginfod, false);
 	e->callbacks.find_elf = find_no_elf;
 	e->callbacks.find_debuginfo = find_debuginfo;
 	e->callbacks.debuginfo_path = &e->debug_dirs;
@@ -215,6 +226,7 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 	const unsigned char *build_id;
 	char found[PATH_MAX], ebuf[128];
 	size_t build_id_size;
+	bool elf_addrs;
 	struct elf_file *f;
 	struct stat st;
 	int fd, err;
@@ -231,6 +243,7 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 				      "addrres_elf_resolve_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
 	build_id = LIBADDRRES_OPTS_GET(opts, build_id, NULL);
 	build_id_size = LIBADDRRES_OPTS_GET(opts, build_id_size, 0);
+	elf_addrs = LIBADDRRES_OPTS_GET(opts, elf_addrs, false);
 	if ((!path && !build_id) || ((!file_offsets || !syms) && n))
 		return libaddrres_err(&e->eb, -EINVAL,
 				      "addrres_elf__resolve: no path and no build ID, or file_offsets or syms is NULL");
@@ -272,10 +285,14 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 		if (err)
 			return err;
 	}
+	if (!elf_addrs && f->facts.no_code_bytes)
+		return libaddrres_err(&e->eb, -ENOEXEC,
+				      "%s: its code has no bytes in the file (a debug file): no file offsets to resolve; give ELF addresses (addrres_elf_resolve_opts.elf_addrs)",
+				      path);
 	err = libaddrres_elf_syms_reserve(e, n, path);
 	libaddrres_elf_batch_start(e);
 	if (!err)
-		libaddrres_elf_resolve_file(e, f, file_offsets, 0, n, syms, e->syms);
+		libaddrres_elf_resolve_file(e, f, file_offsets, 0, elf_addrs, n, syms, e->syms);
 	return err;
 }
 
@@ -315,7 +332,7 @@ static int resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma 
 		if (err)
 			return err;
 		/* Its image starts at the VMA's start: offsets from there. */
-		libaddrres_elf_resolve_file(e, f, addrs, -vma->start, n, syms, store);
+		libaddrres_elf_resolve_file(e, f, addrs, -vma->start, false, n, syms, store);
 		return 0;
 	}
 	if (!vma->inode)
@@ -335,7 +352,8 @@ static int resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma 
 		if (err)
 			return err;
 	}
-	libaddrres_elf_resolve_file(e, f, addrs, vma->offset - vma->start, n, syms, store);
+	libaddrres_elf_resolve_file(e, f, addrs, vma->offset - vma->start, false, n, syms,
+				    store);
 	return 0;
 }
 

@@ -135,6 +135,7 @@ static void scns_check(struct elf_facts *f)
 int libaddrres_elf_facts_read(Elf *elf, struct elf_facts *f, const char **why)
 {
 	size_t phnum, shnum, shstrndx;
+	bool code = false, code_bytes = false;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr ehdr;
 
@@ -163,11 +164,14 @@ int libaddrres_elf_facts_read(Elf *elf, struct elf_facts *f, const char **why)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
+		if ((ph.p_flags & PF_X) && ph.p_memsz)
+			code = true, code_bytes |= ph.p_filesz > 0;
 		f->loads[f->nr_loads++] = (struct elf_load){
 			.offset = ph.p_offset, .filesz = ph.p_filesz,
 			.memsz = ph.p_memsz, .vaddr = ph.p_vaddr,
 		};
 	}
+	f->no_code_bytes = code && !code_bytes;
 	f->build_id_size = libaddrres_elf_build_id(elf, f->build_id);
 	/* No section headers (a file stripped of them): no .symtab either. */
 	if (elf_getshdrstrndx(elf, &shstrndx) || elf_getshdrnum(elf, &shnum))
@@ -243,6 +247,7 @@ int libaddrres_elf_file_new(struct addrres_elf *e, int fd, const char *name,
 {
 	struct elf_file *f = calloc(1, sizeof(*f));
 	const char *why = NULL;
+	void **userdata;
 	Dwarf_Addr bias;
 	int err;
 
@@ -263,6 +268,10 @@ int libaddrres_elf_file_new(struct addrres_elf *e, int fd, const char *name,
 		close(fd);	/* consumed on success only */
 		goto fail;
 	}
+	/* find_debuginfo() reads the handle's options through it. */
+	f->owner = e;
+	dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = f;
 	if (dwfl_report_end(f->dwfl, NULL, NULL)) {
 		err = libaddrres_err(&e->eb, -ENOMEM, "%s: libdwfl: %s", name, dwfl_errmsg(-1));
 		goto fail;

@@ -36,6 +36,11 @@ struct elf_facts {
 	bool has_debugdata;	/* a .gnu_debugdata section */
 	bool relocatable;	/* ET_DYN: a PIE, a shared library, the vdso */
 	/*
+	 * Its code segments have no bytes in the file (a debug file: its
+	 * program headers give addresses, not the binary's file offsets).
+	 */
+	bool no_code_bytes;
+	/*
 	 * The SHF_ALLOC sections by address, no two starting together, none
 	 * overlapping; NULL where they are not so (libdwfl is asked, see
 	 * section_of()).
@@ -81,6 +86,8 @@ struct sym_index {
 
 /* A file of the cache. */
 struct elf_file {
+	struct addrres_elf *owner;	/* the handle: libdwfl's callbacks get the file */
+	bool told_debuginfod;		/* the message of find_debuginfo() printed */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Elf *elf;		/* the module's main ELF, libdwfl's */
@@ -99,7 +106,7 @@ struct elf_file {
 struct addrres_elf {
 	struct libaddrres_errbuf eb;	/* msg */
 	char msg[LIBADDRRES_MSG_SZ];
-	bool no_lines, no_inlines, no_demangle;
+	bool no_lines, no_inlines, no_demangle, debuginfod;
 	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
 	Dwfl_Callbacks callbacks;	/* libdwfl keeps a pointer to it */
 	struct libaddrres_arena arena;	/* the maps' keys */
@@ -151,7 +158,7 @@ void libaddrres_elf_index_free(struct sym_index *ix);
 void libaddrres_elf_batch_start(struct addrres_elf *e);
 int libaddrres_elf_syms_reserve(struct addrres_elf *e, size_t n, const char *name);
 void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
-				 const uint64_t *vals, uint64_t adj, size_t n,
+				 const uint64_t *vals, uint64_t adj, bool elf_addrs, size_t n,
 				 const struct addrres_elf_sym **syms, struct addrres_elf_sym *store);
 
 /* ---- inlined functions: elf_inlines.c ---- */

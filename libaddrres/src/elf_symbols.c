@@ -542,20 +542,33 @@ const char *libaddrres_elf_shown_name(struct addrres_elf *e, const char *name)
 	return val;
 }
 
-/* What file offset @off of @f holds, into @s; NULL if no segment holds it. */
-static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_file *f,
-					    uint64_t off, struct addrres_elf_sym *s)
+/* Whether ELF address @addr is in a segment of @f (its memory, .bss too). */
+static bool in_load(const struct elf_facts *f, uint64_t addr)
 {
-	const struct elf_load *l = load_of(&f->facts, off);
+	for (size_t i = 0; i < f->nr_loads; i++) {
+		if (addr >= f->loads[i].vaddr && addr - f->loads[i].vaddr < f->loads[i].memsz)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What file offset @val of @f holds (or ELF address @val, if @elf_addr),
+ * into @s; NULL if no segment holds it.
+ */
+static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_file *f,
+					    uint64_t val, bool elf_addr, struct addrres_elf_sym *s)
+{
+	const struct elf_load *l = elf_addr ? NULL : load_of(&f->facts, val);
 	uint64_t mod_addr, sym_off = 0, sym_size = 0;
 	GElf_Word shndx = SHN_UNDEF;
 	Elf *symelf = NULL;
 	const char *name;
 
-	if (!l)
+	if (elf_addr ? !in_load(&f->facts, val) : !l)
 		return NULL;
 	memset(s, 0, sizeof(*s));
-	s->elf_addr = off - l->offset + l->vaddr;
+	s->elf_addr = elf_addr ? val : val - l->offset + l->vaddr;
 	mod_addr = s->elf_addr + f->bias;
 	name = addrinfo(f, mod_addr, &sym_off, &sym_size, &shndx, &symelf);
 	/*
@@ -609,14 +622,15 @@ int libaddrres_elf_syms_reserve(struct addrres_elf *e, size_t n, const char *nam
 }
 
 /*
- * syms[i] for the file offset @vals[i] + @adj of @f (wrapping), i < @n,
+ * syms[i] for the file offset (or, if @elf_addrs, the ELF address)
+ * @vals[i] + @adj of @f (wrapping), i < @n,
  * kept in @store[i].  A profile names the same addresses again and
  * again: a hash table of the offsets seen (open addressing, slots of
  * index + 1) looks each up once and copies it to its repeats.  Short of
  * memory for the table, each is looked up where it is.
  */
 void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
-				 const uint64_t *vals, uint64_t adj, size_t n,
+				 const uint64_t *vals, uint64_t adj, bool elf_addrs, size_t n,
 				 const struct addrres_elf_sym **syms, struct addrres_elf_sym *store)
 {
 	unsigned int bits = 4;
@@ -634,7 +648,7 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 		size_t h = (size_t)((off * 0x9e3779b97f4a7c15ull) >> (64 - bits));
 
 		if (!slots) {
-			syms[i] = sym_at(e, f, off, &store[i]);
+			syms[i] = sym_at(e, f, off, elf_addrs, &store[i]);
 			continue;
 		}
 		while (slots[h] && vals[slots[h] - 1] + adj != off)
@@ -648,7 +662,7 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 			continue;
 		}
 		slots[h] = i + 1;
-		syms[i] = sym_at(e, f, off, &store[i]);
+		syms[i] = sym_at(e, f, off, elf_addrs, &store[i]);
 	}
 	free(slots);
 }

@@ -1934,6 +1934,225 @@ out:
 	return;
 }
 
+/* ---- the 0.2 API: offline, messages, copies ---- */
+
+/* ELF addresses instead of file offsets: .data, where the two differ. */
+static void test_elf_addrs(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[3];
+	struct addrres_elf *e = NULL;
+	struct nm_sym glob, data;
+	char msg[512];
+	uint64_t addrs[3];
+
+	ADDRRES_OPTS(addrres_elf_resolve_opts, by_addr, .elf_addrs = true);
+	(void)arg;
+	NEED_FIXTURES(t);
+	NM(t, "pie.nm", "fixture_global", &glob);
+	NM(t, "pie.nm", "fixture_data", &data);
+	addrs[0] = glob.value + 4;
+	addrs[1] = data.value + 2;
+	addrs[2] = 0x7fffffffffff;	/* in no segment */
+	OPEN(t, e, no_debug_dir(), false, msg);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), addrs, 3, s, &by_addr), 0);
+	CHECK_SYM(t, s[0], "fixture_global", glob, 4, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_LINE(t, s[0], "prog.c", "fixture_global");
+	CHECK_SYM(t, s[1], "fixture_data", data, 2, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK(t, s[2] == NULL);
+out:
+	addrres_elf__free(e);
+}
+
+/* Offline: a build ID and addresses, the file found in the debug directories. */
+static void test_offline_by_build_id(struct test *t, const void *arg)
+{
+	unsigned char id[ADDRRES_BUILD_ID_MAX], other[ADDRRES_BUILD_ID_MAX];
+	const struct addrres_elf_sym *s[2];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym, func;
+	char msg[512], dirs[2 * PATH_MAX];
+	size_t id_size = lib_build_id(id);
+	uint64_t offs[2];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	CHECK(t, id_size > 0);
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, out_file("lib.so"), stat_sym.value + 1, &offs[0]);
+	OFFSET(t, out_file("lib.so"), func.value, &offs[1]);
+	/* debug/.build-id/xx/yyyy.debug only: the debug package's file */
+	snprintf(dirs, sizeof(dirs), "%s:%s", no_debug_dir(), out_file("debug"));
+	OPEN(t, e, dirs, false, msg);
+	/* its program headers have no file offsets: refused, the message says why */
+	CHECK_ERR(t, resolve_id(e, NULL, id, id_size, offs, 2, s), -ENOEXEC);
+	CHECK(t, strstr(addrres_elf__errmsg(e), "elf_addrs") != NULL);
+	/* by ELF address */
+	{
+		ADDRRES_OPTS(addrres_elf_resolve_opts, by_addr, .build_id = id,
+			     .build_id_size = id_size, .elf_addrs = true);
+
+		offs[0] = stat_sym.value + 1;
+		offs[1] = func.value;
+		CHECK_ERR(t, addrres_elf__resolve(e, NULL, offs, 2, s, &by_addr), 0);
+	}
+	CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 1, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+	CHECK_SYM(t, s[1], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	/* a build ID of no file: -ENOENT, the message naming it */
+	memcpy(other, id, id_size);
+	other[0] ^= 0xff;
+	CHECK_ERR(t, resolve_id(e, NULL, other, id_size, offs, 1, s), -ENOENT);
+	CHECK(t, s[0] == NULL);
+	CHECK(t, strstr(addrres_elf__errmsg(e), "no file of it") != NULL);
+	/* neither a path nor a build ID */
+	CHECK_ERR(t, resolve_id(e, NULL, NULL, 0, offs, 1, s), -EINVAL);
+out:
+	addrres_elf__free(e);
+}
+
+/*
+ * The open's message buffer may go once the open returned: later
+ * messages are the handle's (ASan reports a write to the freed buffer).
+ */
+static void test_message_kept_by_handle(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	char *buf = malloc(256), missing[PATH_MAX];
+	uint64_t off = 0;
+	int err;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	if (!buf)
+		FAIL(t, "out of memory");
+	{
+		ADDRRES_OPTS(addrres_elf_opts, o, .errbuf = buf, .errbuf_sz = 256);
+
+		err = addrres_elf__open(&o, &e);
+	}
+	CHECK_INT(t, err, 0);
+	CHECK_STR(t, buf, "");
+	free(buf);
+	buf = NULL;
+	CHECK_STR(t, addrres_elf__errmsg(e), "");
+	snprintf(missing, sizeof(missing), "%s", out_file("no-such-file"));
+	CHECK_ERR(t, addrres_elf__resolve(e, missing, &off, 1, s, NULL), -ENOENT);
+	CHECK(t, !strncmp(addrres_elf__errmsg(e), missing, strlen(missing)));
+	/* a success empties it */
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), &off, 0, s, NULL), 0);
+	CHECK_STR(t, addrres_elf__errmsg(e), "");
+	CHECK_STR(t, addrres_elf__errmsg(NULL), "");
+out:
+	free(buf);
+	addrres_elf__free(e);
+}
+
+/* What the print function got. */
+static struct {
+	int calls;
+	enum addrres_print_level level;
+	char last[1024];
+} printed;
+
+static int record_print(enum addrres_print_level level, const char *fmt, va_list args)
+{
+	printed.calls++;
+	printed.level = level;
+	vsnprintf(printed.last, sizeof(printed.last), fmt, args);
+	return 0;
+}
+
+/* DEBUGINFOD_URLS set, debuginfod off: an ADDRRES_INFO message says what was done. */
+static void test_print_callback(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym;
+	char lib[PATH_MAX], cache[PATH_MAX], msg[512];
+	addrres_print_fn_t old;
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	memset(&printed, 0, sizeof(printed));
+	old = addrres_set_print(record_print);
+	CHECK(t, old == NULL);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-stripped.so"));
+	snprintf(cache, sizeof(cache), "%s", out_file("debuginfod-cache"));
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	OFFSET(t, lib, stat_sym.value, &off);
+	if (setenv("DEBUGINFOD_URLS", "http://127.0.0.1:9/", 1) ||
+	    setenv("DEBUGINFOD_CACHE_PATH", cache, 1))
+		FAIL(t, "setenv: %s", err_name(-errno));
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, lib, NULL, 0, &off, 1, s, msg);
+	CHECK_INT(t, printed.calls, 1);
+	CHECK_INT(t, printed.level, ADDRRES_INFO);
+	CHECK(t, !strncmp(printed.last, "libaddrres: ", 12));
+	CHECK(t, strstr(printed.last, "DEBUGINFOD_URLS is set") != NULL);
+	CHECK(t, strstr(printed.last, "lib-stripped.so") != NULL);
+	CHECK(t, printed.last[strlen(printed.last) - 1] == '\n');
+	/* once per file: a second batch prints nothing */
+	RESOLVE(t, e, lib, NULL, 0, &off, 1, s, msg);
+	CHECK_INT(t, printed.calls, 1);
+	/* set back: nothing printed */
+	CHECK(t, addrres_set_print(NULL) == record_print);
+	addrres_elf__free(e);
+	e = NULL;
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, lib, NULL, 0, &off, 1, s, msg);
+	CHECK_INT(t, printed.calls, 1);
+out:
+	addrres_set_print(NULL);
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	addrres_elf__free(e);
+}
+
+/* A copy of a batch outlives the next batch and the handle. */
+static void test_syms_dup(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[3], **copy = NULL;
+	struct addrres_elf *e = NULL;
+	struct nm_sym outer;
+	char so[PATH_MAX], msg[512];
+	uint64_t offs[3];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(so, sizeof(so), "%s", out_file("names.so"));
+	NM(t, "names.so.nm", "names_outer", &outer);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	if (!find_inlined(e, so, &outer, 2, &offs[0]))
+		FAIL(t, "no offset of names_outer has two inlined functions");
+	offs[1] = offs[0];		/* a repeat */
+	offs[2] = 0xffffffffff;		/* in no segment: NULL */
+	RESOLVE(t, e, so, NULL, 0, offs, 3, s, msg);
+	CHECK(t, s[0] && s[1] && !s[2]);
+	CHECK_ERR(t, addrres_elf_syms__dup(s, 3, &copy), 0);
+	/* the handle's answers change, then go */
+	RESOLVE(t, e, out_file("pie"), NULL, 0, offs, 0, s, msg);
+	addrres_elf__free(e);
+	e = NULL;
+	CHECK(t, copy[0] && copy[1] && copy[2] == NULL);
+	CHECK(t, copy[1]->elf_addr == copy[0]->elf_addr && copy[1]->nr_inlined == 2);
+	CHECK_STR(t, copy[0]->name, "names_outer");
+	CHECK_LINE(t, copy[0], "names.c", "inner_body");
+	CHECK_INT(t, copy[0]->nr_inlined, 2);
+	CHECK_INLINE(t, copy[0]->inlined[0], "names_inner", "middle_calls_inner");
+	CHECK_INLINE(t, copy[0]->inlined[1], "names_middle", "outer_calls_middle");
+	addrres_elf_syms__free(copy);
+	CHECK_ERR(t, addrres_elf_syms__dup(NULL, 1, &copy), -EINVAL);
+	CHECK(t, copy == NULL);
+	CHECK_ERR(t, addrres_elf_syms__dup(s, 0, NULL), -EINVAL);
+	CHECK_ERR(t, addrres_elf_syms__dup(NULL, 0, &copy), 0);
+out:
+	addrres_elf_syms__free(copy);
+	addrres_elf__free(e);
+}
+
 /* ---- the fixtures ---- */
 
 /* Run fixtures/elf/build.sh into SCRATCH/elf; elf_dir is set if it worked. */
@@ -1984,6 +2203,11 @@ static struct test tests[] = {
 	CASE(test_index_matches_libdwfl),
 	CASE(test_inline_chain),
 	CASE(test_inline_chain_off),
+	CASE(test_elf_addrs),
+	CASE(test_offline_by_build_id),
+	CASE(test_message_kept_by_handle),
+	CASE(test_print_callback),
+	CASE(test_syms_dup),
 	CASE(test_inlines_match_libdw),
 	CASE(test_demangle),
 	CASE(test_demangle_off),
