@@ -88,6 +88,9 @@ static const char usage_text[] =
 "                          kprobe at its address while COMMAND runs, else\n"
 "                          until SIGINT or SIGTERM:\n"
 "                            CALLS ADDR SYMBOL [MODULE]... {OBJECT}\n"
+"  elf -e FILE [ADDR...]   the ELF symbol of each file offset (or, with -a,\n"
+"                          ELF address) of FILE, or of the file of a build ID\n"
+"                          (-B): ADDR SYMBOL+0xOFFSET FILE:LINE\n"
 "  maps -p PID [ADDR...]   the mapping and ELF symbol of each address of PID:\n"
 "                            ADDR PATH+0xFILE_OFFSET SYMBOL+0xOFFSET FILE:LINE\n"
 "                          (\"?? (WHY)\" for no symbol; a newline in a path\n"
@@ -138,6 +141,17 @@ static const char usage_text[] =
 "      --debug-dirs=DIRS   ':'-separated directories of separate debug files\n"
 "                          (default /usr/lib/debug)\n"
 "      --maps=FILE         read a saved copy of the maps text instead\n"
+"\n"
+"elf (offline: a file's offsets, or a build ID's):\n"
+"  -e, --exe=FILE          the executable or shared library\n"
+"  -B, --build-id=HEX      the file of that build ID in the debug directories\n"
+"                          (DIR/.build-id/xx/yyyy, else its .debug file);\n"
+"                          with -e, the build ID FILE must have\n"
+"  -a, --addresses         ADDRs are ELF addresses (nm's, eu-addr2line -e's),\n"
+"                          not file offsets (a debug file alone has only those)\n"
+"  -L, --no-lines, --no-inlines, --no-demangle, --debug-dirs=DIRS: as for maps\n"
+"      --debuginfod        ask the servers of $DEBUGINFOD_URLS for a debug file\n"
+"                          that the debug directories lack\n"
 "\n"
 "Exit codes:\n"
 "  0  every address or name resolved\n"
@@ -276,6 +290,10 @@ static bool parse_addr(const char *s, uint64_t *addr)
 	return digits > 0;
 }
 
+/*
+ * A token that is no address: said on stderr with where it was; the
+ * batch goes on (as eu-addr2line's does), and the exit code says so.
+ */
 static int malformed_addr(const struct args *a, const char *tok)
 {
 	msg("%s: malformed address \"%s\": expected 1 to 16 hex digits, with or without 0x",
@@ -283,26 +301,87 @@ static int malformed_addr(const struct args *a, const char *tok)
 	return EXIT_MALFORMED;
 }
 
+/* Of two exit codes, the one that says more is wrong (the higher). */
+static int worse(int a, int b)
+{
+	return a > b ? a : b;
+}
+
 /* ---- output ---- */
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void json_str(const char *s)
+/* The length of the valid UTF-8 sequence at @s, 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", stdout);
-		else if (c == '\t')
-			fputs("\\t", stdout);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[0] == 0xe0 && s[1] < 0xa0) ||	/* overlong */
+		    (s[0] == 0xed && s[1] > 0x9f))	/* a surrogate */
+			return 0;
+		return 3;
 	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80 ||
+		    (s[0] == 0xf0 && s[1] < 0x90) ||	/* overlong */
+		    (s[0] == 0xf4 && s[1] > 0x8f))	/* past U+10FFFF */
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/*
+ * A JSON string: quotes, backslashes and control characters escaped; a
+ * byte that is not UTF-8 (a file name may be any bytes) is written
+ * U+FFFD, so that the output stays JSON.  Whether every byte was UTF-8.
+ */
+static bool json_str(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	bool valid = true;
+
+	putchar('"');
+	while (*s) {
+		size_t len = utf8_len(s);
+
+		if (!len) {
+			fputs("\\ufffd", stdout);
+			valid = false;
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			printf("\\%c", *s++);
+		} else if (*s == '\n') {
+			fputs("\\n", stdout);
+			s++;
+		} else if (*s == '\t') {
+			fputs("\\t", stdout);
+			s++;
+		} else if (*s < 0x20 || *s == 0x7f) {
+			printf("\\u%04x", *s++);
+		} else {
+			fwrite(s, 1, len, stdout);
+			s += len;
+		}
+	}
+	putchar('"');
+	return valid;
+}
+
+/*
+ * "KEY":"PATH", and where PATH is not UTF-8 (shown with U+FFFD) also
+ * "KEY_hex":"..." with its bytes, so that nothing is lost.
+ */
+static void json_path(const char *key, const char *path)
+{
+	printf("\"%s\":", key);
+	if (json_str(path))
+		return;
+	printf(",\"%s_hex\":\"", key);
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		printf("%02x", *p);
 	putchar('"');
 }
 
@@ -324,6 +403,22 @@ static void text_str(const char *s)
 static void json_hex(const char *key, uint64_t v)
 {
 	printf("\"%s\":\"0x%" PRIx64 "\"", key, v);
+}
+
+/*
+ * The record of a malformed token, in its place among the others:
+ * "TOKEN ?? (malformed address)", or {"input":TOKEN,"error":...}.
+ */
+static void malformed__print(bool json, const char *tok)
+{
+	if (json) {
+		fputs("{\"input\":", stdout);
+		json_str(tok);
+		puts(",\"error\":\"malformed address\"}");
+	} else {
+		text_str(tok);
+		puts(" ?? (malformed address)");
+	}
 }
 
 /* ---- kernel symbols ---- */
@@ -515,8 +610,9 @@ static int cmd_kaddr(int argc, char **argv)
 	args__init(&a, argc - first, argv + first);
 	while ((tok = args__next(&a))) {
 		if (!parse_addr(tok, &addr)) {
-			ret = malformed_addr(&a, tok);
-			break;
+			ret = worse(ret, malformed_addr(&a, tok));
+			malformed__print(ko.json, tok);
+			continue;
 		}
 		err = addrres_ksyms__find_addr(ks, addr, &sym, &off);
 		if (err && err != -ENOENT) {
@@ -525,7 +621,7 @@ static int cmd_kaddr(int argc, char **argv)
 			break;
 		}
 		if (err)
-			ret = EXIT_UNRESOLVED;
+			ret = worse(ret, EXIT_UNRESOLVED);
 		if (ko.json) {
 			putchar('{');
 			json_hex("address", addr);
@@ -814,25 +910,73 @@ static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *fi
 	return EXIT_RESOLVED;
 }
 
-/* The addresses of a batch, in input order. */
+/*
+ * The addresses of a batch, in input order, and the tokens that were no
+ * address (bad[i], NULL for an address; addrs[i] is then 0), each of
+ * which keeps its place in the output.
+ */
 struct batch {
 	uint64_t *addrs;
-	size_t nr, cap;
+	char **bad;
+	size_t nr, cap, nr_bad;
 };
 
-static int batch__add(struct batch *b, uint64_t addr)
+static int batch__add(struct batch *b, uint64_t addr, const char *bad)
 {
 	if (b->nr == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1024;
 		uint64_t *more = reallocarray(b->addrs, cap, sizeof(*more));
+		char **more_bad;
 
 		if (!more)
 			return -ENOMEM;
 		b->addrs = more;
+		more_bad = reallocarray(b->bad, cap, sizeof(*more_bad));
+		if (!more_bad)
+			return -ENOMEM;
+		b->bad = more_bad;
 		b->cap = cap;
 	}
-	b->addrs[b->nr++] = addr;
+	b->bad[b->nr] = NULL;
+	if (bad) {
+		b->bad[b->nr] = strdup(bad);
+		if (!b->bad[b->nr])
+			return -ENOMEM;
+		b->nr_bad++;
+	}
+	b->addrs[b->nr++] = bad ? 0 : addr;
 	return 0;
+}
+
+static void batch__free(struct batch *b)
+{
+	for (size_t i = 0; i < b->nr; i++)
+		free(b->bad[i]);
+	free(b->bad);
+	free(b->addrs);
+}
+
+/*
+ * Read the whole input into @b: one batch is what the library resolves
+ * best.  A malformed token is said and kept in its place.  An exit code.
+ */
+static int batch__read(struct batch *b, struct args *a)
+{
+	int ret = EXIT_RESOLVED;
+	uint64_t addr;
+	char *tok;
+
+	while ((tok = args__next(a))) {
+		bool ok = parse_addr(tok, &addr);
+
+		if (!ok)
+			ret = worse(ret, malformed_addr(a, tok));
+		if (batch__add(b, addr, ok ? NULL : tok)) {
+			msg("out of memory");
+			return EXIT_FAILURE_OTHER;
+		}
+	}
+	return worse(ret, args__end(a));
 }
 
 /* An exit code and a message for an errno of the maps file of @pid. */
@@ -954,6 +1098,76 @@ static void inlined__print_text(const char *sym, const struct addrres_elf_inline
 	putchar(')');
 }
 
+/*
+ * ,"symbol":{...} of an address that was looked up; "symbol":null where
+ * none holds it, with "symbol_error" where its file could not be read.
+ */
+static void sym_result__print_json(const struct sym_result *sr)
+{
+	if (sr->err) {
+		fputs(",\"symbol\":null,\"symbol_error\":", stdout);
+		json_str(strerror(-sr->err));
+		return;
+	}
+	if (!sr->name) {
+		fputs(",\"symbol\":null", stdout);
+		return;
+	}
+	fputs(",\"symbol\":{\"name\":", stdout);
+	json_str(sr->name);
+	putchar(',');
+	json_hex("offset", sr->offset);
+	putchar(',');
+	json_hex("elf_addr", sr->elf_addr);
+	printf(",\"symtab\":\"%s\"", symtab__name(sr->symtab));
+	if (sr->src_file) {
+		putchar(',');
+		json_path("file", sr->src_file);
+		printf(",\"line\":%u,\"column\":%u", sr->line, sr->column);
+	}
+	if (sr->nr_inlined)
+		inlined__print_json(sr->inlined, sr->nr_inlined);
+	putchar('}');
+}
+
+/*
+ * " SYMBOL+0xOFFSET FILE:LINE (inlined...)" of an address that was
+ * looked up; " ?? (WHY)" where no symbol holds it or its file could not
+ * be read.
+ */
+static void sym_result__print_text(const struct sym_result *sr)
+{
+	if (!sr->name) {
+		printf(" ?? (%s)", sr->err ? strerror(-sr->err) : "no symbol holds it");
+		return;
+	}
+	printf(" %s+0x%" PRIx64, sr->name, sr->offset);
+	if (sr->src_file) {
+		putchar(' ');
+		text_str(sr->src_file);
+		printf(":%u", sr->line);
+	}
+	if (sr->nr_inlined)
+		inlined__print_text(sr->name, sr->inlined, sr->nr_inlined);
+}
+
+/* The fields of @sym (NULL: none holds it) into @sr. */
+static void sym_result__set(struct sym_result *sr, const struct addrres_elf_sym *sym)
+{
+	sr->tried = true;
+	if (!sym || !sym->name)
+		return;
+	sr->name = sym->name;
+	sr->offset = sym->offset;
+	sr->elf_addr = sym->elf_addr;
+	sr->symtab = sym->symtab;
+	sr->src_file = sym->src_file;
+	sr->line = sym->line;
+	sr->column = sym->column;
+	sr->inlined = sym->inlined;
+	sr->nr_inlined = sym->nr_inlined;
+}
+
 static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
 			     const struct addrres_vma *vma, const struct sym_result *sr)
 {
@@ -972,9 +1186,9 @@ static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
 	json_hex("end", vma->end);
 	printf(",\"perms\":\"%s\",", perms);
 	json_hex("offset", vma->offset);
-	printf(",\"dev\":\"%02x:%02x\",\"inode\":%" PRIu64 ",\"name\":",
+	printf(",\"dev\":\"%02x:%02x\",\"inode\":%" PRIu64 ",",
 	       vma->dev_major, vma->dev_minor, vma->inode);
-	json_str(vma->name);
+	json_path("name", vma->name);
 	if (mo->build_ids) {
 		fputs(",\"build_id\":", stdout);
 		if (vma->build_id_size) {
@@ -989,28 +1203,8 @@ static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
 		putchar(',');
 		json_hex("file_offset", vma__offset(vma, addr));
 	}
-	if (sr->tried && sr->err) {
-		fputs(",\"symbol\":null,\"symbol_error\":", stdout);
-		json_str(strerror(-sr->err));
-	} else if (sr->tried && sr->name) {
-		fputs(",\"symbol\":{\"name\":", stdout);
-		json_str(sr->name);
-		putchar(',');
-		json_hex("offset", sr->offset);
-		putchar(',');
-		json_hex("elf_addr", sr->elf_addr);
-		printf(",\"symtab\":\"%s\"", symtab__name(sr->symtab));
-		if (sr->src_file) {
-			fputs(",\"file\":", stdout);
-			json_str(sr->src_file);
-			printf(",\"line\":%u,\"column\":%u", sr->line, sr->column);
-		}
-		if (sr->nr_inlined)
-			inlined__print_json(sr->inlined, sr->nr_inlined);
-		putchar('}');
-	} else if (sr->tried) {
-		fputs(",\"symbol\":null", stdout);
-	}
+	if (sr->tried)
+		sym_result__print_json(sr);
 	puts("}");
 }
 
@@ -1026,19 +1220,8 @@ static void maps__print_text(const struct maps_opts *mo, uint64_t addr,
 	printf("0x%" PRIx64 " ", addr);
 	text_str(vma->name[0] ? vma->name : "[anon]");
 	printf("+0x%" PRIx64, vma__offset(vma, addr));
-	if (sr->tried && sr->name) {
-		printf(" %s+0x%" PRIx64, sr->name, sr->offset);
-		if (sr->src_file) {
-			putchar(' ');
-			text_str(sr->src_file);
-			printf(":%u", sr->line);
-		}
-		if (sr->nr_inlined)
-			inlined__print_text(sr->name, sr->inlined, sr->nr_inlined);
-	} else if (sr->tried) {
-		/* Why: a file that could not be read, or one without a symbol there. */
-		printf(" ?? (%s)", sr->err ? strerror(-sr->err) : "no symbol holds it");
-	}
+	if (sr->tried)
+		sym_result__print_text(sr);
 	if (mo->build_ids && vma->build_id_size) {
 		build_id__format(vma, id);
 		printf(" build-id=%s", id);
@@ -1073,19 +1256,8 @@ static int maps__symbolize(const struct maps_opts *mo, struct addrres_elf *elf,
 
 		if (!vma__has_elf(vmas[i]))
 			continue;
-		sr->tried = true;
+		sym_result__set(sr, errs[i] ? NULL : sym);
 		sr->err = errs[i];
-		if (!sym || !sym->name)
-			continue;
-		sr->name = sym->name;
-		sr->offset = sym->offset;
-		sr->elf_addr = sym->elf_addr;
-		sr->symtab = sym->symtab;
-		sr->src_file = sym->src_file;
-		sr->line = sym->line;
-		sr->column = sym->column;
-		sr->inlined = sym->inlined;
-		sr->nr_inlined = sym->nr_inlined;
 	}
 	free(syms);
 	free(errs);
@@ -1153,6 +1325,10 @@ static int maps__resolve(const struct maps_opts *mo, struct addrres_procmaps *pm
 		}
 	}
 	for (size_t i = 0; i < b->nr; i++) {
+		if (b->bad[i]) {
+			malformed__print(mo->json, b->bad[i]);
+			continue;
+		}
 		if (!vmas[i] || (res[i].tried && !res[i].name))
 			ret = EXIT_UNRESOLVED;
 		if (mo->json)
@@ -1174,10 +1350,8 @@ static int cmd_maps(int argc, char **argv)
 	struct addrres_procmaps *pm = NULL;
 	struct batch b = { 0 };
 	char err[512], maps_name[64];
-	int ret, first = 0, r;
+	int ret, first = 0, r, bad;
 	struct args a;
-	uint64_t addr;
-	char *tok;
 
 	ret = maps_opts__parse(&mo, argc, argv, &first);
 	if (ret)
@@ -1187,36 +1361,215 @@ static int cmd_maps(int argc, char **argv)
 		     .errbuf_sz = sizeof(err));
 	snprintf(maps_name, sizeof(maps_name), "/proc/%d/maps", mo.pid);
 
-	/* The whole input first: one batch is what the library resolves best. */
 	args__init(&a, argc - first, argv + first);
-	while ((tok = args__next(&a))) {
-		if (!parse_addr(tok, &addr)) {
-			ret = malformed_addr(&a, tok);
-			goto out;
-		}
-		if (batch__add(&b, addr)) {
-			msg("out of memory");
-			ret = EXIT_FAILURE_OTHER;
-			goto out;
-		}
-	}
-	ret = args__end(&a);
-	if (ret)
+	bad = batch__read(&b, &a);
+	if (bad > EXIT_MALFORMED) {
+		ret = bad;
 		goto out;
-
+	}
 	r = addrres_procmaps__open(&opts, &pm);
 	if (r) {
 		ret = maps__error(&mo, r, err);
 		goto out;
 	}
 	ret = maps__resolve(&mo, pm, &b, maps_name);
+	if (ret <= EXIT_MALFORMED)
+		ret = worse(ret, bad);
 	if (ret <= EXIT_UNRESOLVED && mo.method == ADDRRES_PROCMAPS_METHOD_AUTO &&
 	    !mo.maps_path && !addrres_procmaps__stats(pm, &stats) && stats.ioctl_unsupported)
 		note("this kernel has no PROCMAP_QUERY ioctl: read the text of %s instead (the same answers)",
 		     maps_name);
 out:
 	addrres_procmaps__free(pm);
-	free(b.addrs);
+	batch__free(&b);
+	args__free(&a);
+	return ret;
+}
+
+/* ---- elf: offsets of a file, offline ---- */
+
+struct elf_cmd_opts {
+	bool json, lines, inlines, demangle, debuginfod, addresses;
+	const char *path, *debug_dirs;
+	unsigned char build_id[ADDRRES_BUILD_ID_MAX];
+	size_t build_id_size;
+};
+
+/* A build ID in hex: 1 to ADDRRES_BUILD_ID_MAX bytes, two digits each. */
+static bool parse_build_id(const char *s, unsigned char *id, size_t *size)
+{
+	size_t len = strlen(s);
+
+	if (!len || len % 2 || len / 2 > ADDRRES_BUILD_ID_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	}
+	for (size_t i = 0; i < len / 2; i++)
+		sscanf(s + 2 * i, "%2hhx", &id[i]);
+	*size = len / 2;
+	return true;
+}
+
+static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, int *first_arg)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "exe", required_argument, NULL, 'e' },
+		{ "build-id", required_argument, NULL, 'B' },
+		{ "addresses", no_argument, NULL, 'a' },
+		{ "no-lines", no_argument, NULL, 'L' },
+		{ "no-inlines", no_argument, NULL, 'I' },
+		{ "no-demangle", no_argument, NULL, 'N' },
+		{ "debug-dirs", required_argument, NULL, 'D' },
+		{ "debuginfod", no_argument, NULL, 'U' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	eo->lines = eo->inlines = eo->demangle = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+jqe:B:aL", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			eo->json = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'e':
+			eo->path = optarg;
+			break;
+		case 'B':
+			if (!parse_build_id(optarg, eo->build_id, &eo->build_id_size))
+				return usage_error("--build-id: \"%s\" is not 2 to %d hex digits, an even number",
+						   optarg, 2 * ADDRRES_BUILD_ID_MAX);
+			break;
+		case 'a':
+			eo->addresses = true;
+			break;
+		case 'L':
+			eo->lines = false;
+			break;
+		case 'I':
+			eo->inlines = false;
+			break;
+		case 'N':
+			eo->demangle = false;
+			break;
+		case 'D':
+			eo->debug_dirs = optarg;
+			break;
+		case 'U':
+			eo->debuginfod = true;
+			break;
+		default:
+			return usage_error("%s: unknown option or missing argument", argv[0]);
+		}
+	}
+	if (!eo->path && !eo->build_id_size)
+		return usage_error("elf: -e FILE or -B BUILD_ID is required");
+	*first_arg = optind;
+	return EXIT_RESOLVED;
+}
+
+/* An exit code for the errno of resolving in the file. */
+static int elf__error(const struct elf_cmd_opts *eo, const char *detail, int err)
+{
+	/* A debug file alone has no file offsets: the library's words, then ours. */
+	bool no_offsets = err == -ENOEXEC && !eo->addresses && strstr(detail, "elf_addrs");
+
+	msg("%s%s", detail[0] ? detail : strerror(-err),
+	    no_offsets ? ": give ELF addresses with -a" : "");
+	if (err == -EACCES || err == -EPERM)
+		return EXIT_PERMISSION;
+	if (err == -EOPNOTSUPP)
+		return EXIT_NO_FEATURE;
+	return EXIT_FAILURE_OTHER;
+}
+
+static void elf__print(const struct elf_cmd_opts *eo, uint64_t val,
+		       const struct addrres_elf_sym *sym)
+{
+	struct sym_result sr = { 0 };
+
+	sym_result__set(&sr, sym);
+	if (eo->json) {
+		putchar('{');
+		json_hex(eo->addresses ? "address" : "offset", val);
+		if (sym)
+			sym_result__print_json(&sr);
+		else
+			fputs(",\"symbol\":null,\"symbol_error\":\"in no segment of the file\"", stdout);
+		puts("}");
+		return;
+	}
+	printf("0x%" PRIx64, val);
+	if (sym)
+		sym_result__print_text(&sr);
+	else
+		fputs(" ?? (in no segment of the file)", stdout);
+	putchar('\n');
+}
+
+static int cmd_elf(int argc, char **argv)
+{
+	struct elf_cmd_opts eo = { 0 };
+	const struct addrres_elf_sym **syms = NULL;
+	struct addrres_elf *elf = NULL;
+	struct batch b = { 0 };
+	int ret, first = 0, r, bad;
+	char err[512];
+	struct args a;
+
+	ret = elf_cmd_opts__parse(&eo, argc, argv, &first);
+	if (ret)
+		return ret;
+	ADDRRES_OPTS(addrres_elf_opts, opts, .debug_dirs = eo.debug_dirs, .no_lines = !eo.lines,
+		     .no_inlines = !eo.inlines, .no_demangle = !eo.demangle,
+		     .debuginfod = eo.debuginfod, .errbuf = err, .errbuf_sz = sizeof(err));
+	ADDRRES_OPTS(addrres_elf_resolve_opts, ropts, .elf_addrs = eo.addresses,
+		     .build_id = eo.build_id_size ? eo.build_id : NULL,
+		     .build_id_size = eo.build_id_size);
+	args__init(&a, argc - first, argv + first);
+	bad = batch__read(&b, &a);
+	if (bad > EXIT_MALFORMED) {
+		ret = bad;
+		goto out;
+	}
+	r = addrres_elf__open(&opts, &elf);
+	if (r) {
+		ret = r == -EOPNOTSUPP ? EXIT_NO_FEATURE : EXIT_FAILURE_OTHER;
+		msg("%s", err);
+		goto out;
+	}
+	syms = calloc(b.nr ? b.nr : 1, sizeof(*syms));
+	if (!syms) {
+		msg("out of memory");
+		ret = EXIT_FAILURE_OTHER;
+		goto out;
+	}
+	r = addrres_elf__resolve(elf, eo.path, b.addrs, b.nr, syms, &ropts);
+	if (r) {
+		ret = elf__error(&eo, addrres_elf__errmsg(elf), r);
+		goto out;
+	}
+	for (size_t i = 0; i < b.nr; i++) {
+		if (b.bad[i]) {
+			malformed__print(eo.json, b.bad[i]);
+			continue;
+		}
+		if (!syms[i] || !syms[i]->name)
+			ret = EXIT_UNRESOLVED;
+		elf__print(&eo, b.addrs[i], syms[i]);
+	}
+	ret = worse(ret, bad);
+out:
+	free(syms);
+	addrres_elf__free(elf);
+	batch__free(&b);
 	args__free(&a);
 	return ret;
 }
@@ -1479,6 +1832,7 @@ int main(int argc, char **argv)
 		{ "kname", cmd_kname },
 		{ "count", cmd_count },
 		{ "maps", cmd_maps },
+		{ "elf", cmd_elf },
 	};
 	int first = 1;
 

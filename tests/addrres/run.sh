@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=43
+cases=55
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -79,13 +79,18 @@ expect "kaddr: addresses from stdin, blank-separated" 0 \
 	"0xffffffff81000c00 schedule+0x0
 0xffffffff81000d01 jiffies+0x1
 0xffffffff81000380 helper+0x0" "" kaddr "${ksyms[@]}"
-input=$'0xffffffff81000c00\nffffffff8100zz00'
-expect "kaddr: a malformed address on stdin exits 3 naming the line" 3 \
-	"0xffffffff81000c00 schedule+0x0" '^addrres: stdin line 2: malformed address "ffffffff8100zz00"' \
+input=$'0xffffffff81000c00\nffffffff8100zz00\nffffffff81000d01'
+expect "kaddr: a malformed address on stdin is reported in its place, the batch goes on, exit 3" 3 \
+	"0xffffffff81000c00 schedule+0x0
+ffffffff8100zz00 ?? (malformed address)
+0xffffffff81000d01 jiffies+0x1" '^addrres: stdin line 2: malformed address "ffffffff8100zz00"' \
 	kaddr "${ksyms[@]}" -
 input=
-expect "kaddr: 17 hex digits are malformed" 3 "" 'argument 1: malformed address' \
-	kaddr "${ksyms[@]}" 0x1ffffffff81000c00
+expect "kaddr: 17 hex digits are malformed" 3 "0x1ffffffff81000c00 ?? (malformed address)" \
+	'argument 1: malformed address' kaddr "${ksyms[@]}" 0x1ffffffff81000c00
+expect "kaddr -j: a malformed address is a record with its input and error" 3 \
+	'{"input":"zz","error":"malformed address"}
+{"address":"0x10","symbol":null}' 'argument 1: malformed address "zz"' kaddr -j "${ksyms[@]}" zz 10
 expect "kaddr: JSON Lines" 1 \
 	'{"address":"0xffffffff81000310","symbol":"uncore_msr_box_offset","type":"t","modules":["intel_uncore"],"object":"uncore.o","loaded_module":false,"size":"0x80","offset":"0x10"}
 {"address":"0x10","symbol":null}' "" \
@@ -173,6 +178,11 @@ expect "maps --maps: file VMA: path and file offset" 0 \
 expect "maps --maps --method=ioctl: not a maps file, exits 6 naming the fallback" 6 "" \
 	'no PROCMAP_QUERY ioctl .*without --method=ioctl, addrres reads the maps text' \
 	maps -p 0 --maps="$FIX/maps" --method=ioctl "$start"
+expect "maps: a malformed token keeps its place in the batch, exit 3" 3 \
+	"0x55d0c2a02000 /usr/bin/cat+0x2000
+q ?? (malformed address)
+0x55d0c2a02001 /usr/bin/cat+0x2001" 'argument 2: malformed address "q"' \
+	maps -p 0 --maps="$FIX/maps" --no-symbols 55d0c2a02000 q 55d0c2a02001
 expect "maps: a malformed maps line exits 7 naming file and line" 7 "" \
 	'corrupt-perms.maps:2: ' maps -p 0 --maps="$FIX/corrupt-perms.maps" --method=text 55d0c2a02000
 
@@ -292,6 +302,148 @@ else
 fi
 
 # --- usage ------------------------------------------------------------------
+
+# --- elf: offline --------------------------------------------------------------
+
+# names.so (tests/libaddrres/fixtures/elf/names.c): inlined code, C++ and
+# Rust names, a versioned symbol; built here with the system's compiler.
+elf_fix=$FIX/elf
+names=$work/names.so
+nice "$HOST_CC" -g -O2 -fPIC -shared -Wl,--build-id -Wl,--version-script="$elf_fix/names.map" \
+	-o "$names" "$elf_fix/names.c"
+# nm's value of symbol $1 of $names, in hex without 0x
+nm_of() { printf '%x' "0x$(nm "$names" | awk -v s="$1" '$3 == s { print $1 }')"; }
+outer=$(nm_of names_outer)
+
+name="addrres: elf: inline frames as eu-addr2line -i gives them, at every byte of names_outer"
+outer_size=$((0x$(nm -S "$names" | awk '$4 == "names_outer" { print $2 }')))
+[ "$outer_size" -gt 0 ] || outer_size=1
+offs=()
+for ((k = 0; k < outer_size; k++)); do
+	offs+=("$(printf '0x%x' $((0x$outer + k)))")
+done
+# As frames "FUNCTION LINE": the innermost function at the address's
+# line, then each outer one at the line of its inlined call.
+"$cli" elf -j -a -e "$names" "${offs[@]}" 2>"$work/err" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    s = json.loads(l)["symbol"]
+    inl = s.get("inlined", [])
+    names = [i["name"] for i in inl] + [s["name"]]
+    lines = [s["line"]] + [i["call_line"] for i in inl]
+    print(" ".join("%s:%d" % f for f in zip(names, lines)))' >"$work/ours" || true
+# One eu-addr2line per address: its -i output does not say where the
+# frames of one address end.
+for o in "${offs[@]}"; do
+	DEBUGINFOD_URLS='' eu-addr2line -i -f -e "$names" "$o" 2>/dev/null | python3 -c '
+import sys
+lines = sys.stdin.read().split("\n")
+print(" ".join("%s:%s" % (fn.split()[0], loc.split(":")[1])
+               for fn, loc in zip(lines[0::2], lines[1::2])))' || true
+done >"$work/theirs"
+inlined=$(grep -c ' ' "$work/theirs" || true)
+if [ "$(wc -l <"$work/theirs")" != "$outer_size" ] || [ "$inlined" = 0 ]; then
+	head -n 5 "$work/theirs" | ktap_diag
+	ktap_result fail "$name" "eu-addr2line gave no inline chains for names_outer"
+elif ! diff "$work/ours" "$work/theirs" >"$work/diff"; then
+	{ head -n 3 "$work/err"; head -n 10 "$work/diff"; } | ktap_diag
+	ktap_result fail "$name" "$(grep -c '^<' "$work/diff") of $outer_size differ"
+else
+	ktap_result ok "$name ($outer_size addresses, $inlined in inlined code)"
+fi
+
+expect "elf: C++ and Rust names demangled, a versioned symbol without its version" 0 \
+	"0x$(nm_of _ZNK2ns3BoxIlE3getEli) ns::Box<long>::get(long, int) const+0x0
+0x$(nm_of _ZN7mycrate4util5parse17h0123456789abcdefE) mycrate::util::parse+0x0
+0x$(nm_of _RNvCs1234_7mycrate5parse) mycrate::parse+0x0
+0x$(nm_of names_versioned@NAMES_1) names_versioned+0x0" "" \
+	elf -a -L -e "$names" "$(nm_of _ZNK2ns3BoxIlE3getEli)" \
+	"$(nm_of _ZN7mycrate4util5parse17h0123456789abcdefE)" "$(nm_of _RNvCs1234_7mycrate5parse)" \
+	"$(nm_of names_versioned@NAMES_1)"
+expect "elf --no-demangle: names as the symbol table has them" 0 \
+	"0x$(nm_of _ZNK2ns3BoxIlE3getEli) _ZNK2ns3BoxIlE3getEli+0x0" "" \
+	elf -a -L --no-demangle -e "$names" "$(nm_of _ZNK2ns3BoxIlE3getEli)"
+
+# Offline by build ID: the debug file alone, as a -dbgsym package has it.
+bid=$(readelf -n "$names" | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p')
+mkdir -p "$work/dbg/.build-id/${bid:0:2}"
+objcopy --only-keep-debug "$names" "$work/dbg/.build-id/${bid:0:2}/${bid:2}.debug"
+expect "elf -B: a build ID's debug file, by ELF address" 0 \
+	"0x$outer names_outer+0x0 $elf_fix/names.c:$(grep -n 'line:middle_calls_inner' "$elf_fix/names.c" | cut -d: -f1) (names_middle inlined at $elf_fix/names.c:$(grep -n 'line:outer_calls_middle' "$elf_fix/names.c" | cut -d: -f1) in names_outer)" "" \
+	elf -a -B "$bid" --debug-dirs="$work/dbg" "$outer"
+expect "elf -B without -a: a debug file has no file offsets, exit 7 naming -a" 7 "" \
+	'no file offsets to resolve.*: give ELF addresses with -a' elf -B "$bid" --debug-dirs="$work/dbg" "$outer"
+expect "elf -B: a build ID of no file exits 7 naming it" 7 "" \
+	"build ID 00${bid:2}: no file of it" elf -a -B "00${bid:2}" --debug-dirs="$work/dbg" "$outer"
+expect "elf: a file offset in no segment prints ?? and why, exit 1" 1 \
+	"0xffffffff ?? (in no segment of the file)" "" elf -e "$names" ffffffff
+
+# Paths that are not UTF-8, or hold a newline: the source file of a copy
+# of names.c named so.
+mkdir -p "$work/src"
+odd=$work/src/$'odd\xff\nname.c'
+printf 'int odd_function(int x)\n{\n\treturn x + 1;\n}\n' >"$odd"
+(cd "$work/src" && nice "$HOST_CC" -g -O0 -fPIC -shared -o "$work/odd.so" "$odd")
+odd_off=$(nm "$work/odd.so" | awk '$3 == "odd_function" { print $1 }')
+name="addrres: elf -j: a source path that is not UTF-8 stays JSON, its bytes in file_hex"
+if out=$("$cli" elf -j -a -e "$work/odd.so" "$odd_off" 2>&1 | python3 -c '
+import json, sys
+s = json.loads(sys.stdin.read())["symbol"]
+sys.stdout.buffer.write(bytes.fromhex(s["file_hex"]))
+print("", "\ufffd" in s["file"])') && [ "$out" = "$odd True" ]; then
+	ktap_result ok "$name"
+else
+	printf '%s\n' "got: $out" | ktap_diag
+	ktap_result fail "$name" "the JSON does not give the path's bytes back"
+fi
+name="addrres: elf: a newline in a path is written \\012: one line per address"
+out=$("$cli" elf -a -e "$work/odd.so" "$odd_off" 2>&1 || true)
+if [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [[ "$out" == *'odd'$'\xff''\012name.c:'* ]]; then
+	ktap_result ok "$name"
+else
+	printf '%s\n' "got: $out" | ktap_diag
+	ktap_result fail "$name" "the record is not one line with \\012"
+fi
+
+# debuginfod, opt-in: a server on loopback gives the debug file of a
+# stripped copy; without --debuginfod nothing asks it.
+name="addrres: elf --debuginfod asks \$DEBUGINFOD_URLS for a missing debug file; without it, nothing is asked"
+strip --strip-all -o "$work/names-stripped.so" "$names"
+mkdir -p "$work/dfd/buildid/$bid"
+cp "$work/dbg/.build-id/${bid:0:2}/${bid:2}.debug" "$work/dfd/buildid/$bid/debuginfo"
+: >"$work/dfd.log"
+python3 -m http.server 0 --bind 127.0.0.1 --directory "$work/dfd" >"$work/dfd.out" 2>"$work/dfd.log" &
+dfd=$!
+port=
+for _ in $(seq 100); do
+	port=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/dfd.out" | head -n 1)
+	[ -n "$port" ] && break
+	sleep 0.05
+done
+if [ -z "$port" ]; then
+	ktap_result fail "$name" "the loopback HTTP server did not start"
+else
+	export DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$work/dfd-cache
+	off_out=$("$cli" elf -q -a -L -e "$work/names-stripped.so" "$(nm_of names_outer)" 2>&1 || true)
+	asked_off=$(grep -c 'GET /buildid' "$work/dfd.log" || true)
+	cache_off=no
+	[ ! -e "$work/dfd-cache" ] || cache_off=yes
+	on_out=$("$cli" elf -a -e "$work/names-stripped.so" --debuginfod "$(nm_of names_outer)" 2>&1 || true)
+	asked_on=$(grep -c 'GET /buildid' "$work/dfd.log" || true)
+	unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
+	if [ "$asked_off" != 0 ] || [ "$cache_off" = yes ] || [ "$asked_on" = 0 ]; then
+		printf '%s\n' "without: $off_out ($asked_off requests, cache made: $cache_off)" \
+			"with: $on_out" | ktap_diag
+		ktap_result fail "$name" "the server was asked without --debuginfod, or not with it"
+	elif [[ "$on_out" != *"names_outer+0x0 $elf_fix/names.c:"*"inlined at"* ]]; then
+		printf '%s\n' "with: $on_out" "$(tail -n 3 "$work/dfd.log")" | ktap_diag
+		ktap_result fail "$name" "no lines from the downloaded debug file"
+	else
+		ktap_result ok "$name ($asked_on request(s); without it: $off_out)"
+	fi
+fi
+kill "$dfd" 2>/dev/null || true
+wait "$dfd" 2>/dev/null || true
 
 expect "maps without -p is a usage error (2)" 2 "" '-p PID is required' maps 1000
 expect "an unknown command is a usage error (2)" 2 "" 'frobnicate: unknown command' frobnicate

@@ -253,6 +253,34 @@ out:
 	addrres_procmaps__free(pm);
 }
 
+/*
+ * The open's message buffer may go once the open returned: a resolve's
+ * message is the set's (ASan reports a write to the freed buffer).
+ */
+static void test_message_kept_by_set(struct test *t, const void *arg)
+{
+	const struct addrres_vma *v[2] = { (void *)1, (void *)1 };
+	struct addrres_procmaps *pm = NULL;
+	char *buf = malloc(256);
+	int err;
+
+	(void)arg;
+	if (!buf)
+		FAIL(t, "out of memory");
+	err = open_maps(&pm, fixture("maps"), ADDRRES_PROCMAPS_METHOD_IOCTL, buf, 256);
+	if (err)
+		FAIL(t, "open: %s: %s", err_name(err), buf);
+	CHECK_STR(t, buf, "");
+	free(buf);
+	buf = NULL;
+	CHECK_ERR(t, addrres_procmaps__resolve(pm, fixture_addrs, 2, v), -ENOTTY);
+	CHECK(t, strstr(addrres_procmaps__errmsg(pm), "PROCMAP_QUERY") != NULL);
+	CHECK_STR(t, addrres_procmaps__errmsg(NULL), "");
+out:
+	free(buf);
+	addrres_procmaps__free(pm);
+}
+
 struct corrupt_case {
 	const char *file;
 	uint64_t addr;		/* resolved: in line 2, or only its range */
@@ -1123,6 +1151,7 @@ static struct test tests[64] = {
 	CASE(test_fixture_unsorted_repeated),
 	CASE(test_fixture_auto_falls_back),
 	CASE(test_fixture_ioctl_enotty),
+	CASE(test_message_kept_by_set),
 	CASE(test_long_line_and_empty),
 	CASE(test_opts_and_arguments),
 	CASE(test_live_text),
