@@ -976,10 +976,12 @@ LIBADDRRES_API int addrres_elf__resolve(struct addrres_elf *e, const char *path,
  * the VMA's device and inode (and build ID, if the VMA has one), and
  * only if it does not have it is the file opened, through
  * /proc/PID/map_files/START-END (the mapped file itself, even removed;
- * it needs CAP_SYS_ADMIN) or else &addrres_vma.name (through
- * /proc/PID/root for another process), which must then be of the VMA's
- * device and inode.  &addrres_vma.build_id, if not NULL, must be the
- * file's.
+ * it needs CAP_SYS_ADMIN), else &addrres_vma.name through /proc/PID/root
+ * for another process, else (the process has exited: its /proc
+ * directory is gone) &addrres_vma.name itself; a path must be of the
+ * VMA's device and inode.  &addrres_vma.build_id, if not NULL, must be
+ * the file's.  Failing all, addrres_elf__errmsg() names each path tried
+ * and why it failed.
  *
  * The vdso ("[vdso]", no file) is read from the process's memory, as
  * `eu-addr2line --pid` does: the caller's own with process_vm_readv()

@@ -309,65 +309,100 @@ const char *libaddrres_intern(struct libaddrres_strmap *m, struct libaddrres_are
 /* ---- a VMA's file and build IDs ---- */
 
 /*
- * /proc/PID/map_files/START-END is the file itself, even removed or in
- * another mount namespace, but needs CAP_SYS_ADMIN; else the path of the
- * name, through /proc/PID/root for another process.
+ * Open @path for the VMA @v: an fd if it is the file mapped (device and
+ * inode), else a negative errno (-ESTALE: another file), with "PATH:
+ * reason" appended to @why.
+ */
+static int open_as_mapped(const char *path, const struct addrres_vma *v, char *why,
+			  size_t why_sz)
+{
+	size_t used = why ? strlen(why) : 0;
+	char ebuf[128];
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		fd = err;
+	} else if (fd < 0) {
+		fd = -errno;
+	} else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_ino != v->inode ||
+		   major(st.st_dev) != v->dev_major || minor(st.st_dev) != v->dev_minor) {
+		close(fd);
+		if (why && used < why_sz)
+			snprintf(why + used, why_sz - used,
+				 "%s%s: another file than the one mapped (device or inode: replaced since it was mapped)",
+				 used ? "; " : "", path);
+		return -ESTALE;
+	}
+	if (fd < 0 && why && used < why_sz)
+		snprintf(why + used, why_sz - used, "%s%s: %s", used ? "; " : "", path,
+			 libaddrres_strerror(fd, ebuf, sizeof(ebuf)));
+	return fd;
+}
+
+/*
+ * The file mapped at @v, tried in turn, each checked to be the VMA's
+ * device and inode:
+ *  1. /proc/PID/map_files/START-END, the file itself, even removed or in
+ *     another mount namespace (it needs CAP_SYS_ADMIN);
+ *  2. the path of the name through /proc/PID/root (the process's own
+ *     view of its files) for another process, the path itself for us;
+ *  3. for another process, the path itself: once the process has exited
+ *     (a profile's short-lived processes) its /proc directory is gone,
+ *     but the file is most often still there.  The device and inode
+ *     check, and the build ID check of the caller where the VMA has one,
+ *     tell another file from it (another mount namespace, say).
+ * A removed file (" (deleted)") has only the first.  Failing all, @why
+ * names each path tried and why it failed; the errno is -ESTALE if one
+ * was another file, else the last one's.
  */
 int libaddrres_open_mapped_file(int pid, const struct addrres_vma *v, const char *name,
 				char *why, size_t why_sz)
 {
 	static const char deleted[] = " (deleted)";
 	size_t len = strlen(name), dlen = strlen(deleted);
-	char path[PATH_MAX + 64], proc[32], ebuf[128];
-	struct stat st;
-	int fd, err, n;
+	char path[PATH_MAX + 64], proc[32];
+	bool stale = false;
+	int fd, n;
 
+	if (why && why_sz)
+		why[0] = '\0';
 	if (pid)
 		snprintf(proc, sizeof(proc), "/proc/%d", pid);
 	else
 		snprintf(proc, sizeof(proc), "/proc/self");
 	snprintf(path, sizeof(path), "%s/map_files/%llx-%llx", proc,
 		 (unsigned long long)v->start, (unsigned long long)v->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	err = fd < 0 ? -errno : 0;
-	if (fd < 0 && (name[0] != '/' || (len >= dlen && !strcmp(name + len - dlen, deleted)))) {
+	fd = open_as_mapped(path, v, why, why_sz);
+	if (fd >= 0)
+		return fd;
+	stale |= fd == -ESTALE;
+	if (name[0] != '/' || (len >= dlen && !strcmp(name + len - dlen, deleted))) {
+		if (why && why_sz && strlen(why) < why_sz - 1)
+			snprintf(why + strlen(why), why_sz - strlen(why), "; no path to open");
+		return stale ? -ESTALE : fd;
+	}
+	n = pid ? snprintf(path, sizeof(path), "%s/root%s", proc, name) :
+		  snprintf(path, sizeof(path), "%s", name);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
 		if (why)
-			snprintf(why, why_sz, "no path to open (%s: %s)", path,
-				 libaddrres_strerror(err, ebuf, sizeof(ebuf)));
-		return err;
+			snprintf(why, why_sz, "path too long");
+		return -ENAMETOOLONG;
 	}
-	if (fd < 0) {
-		n = pid ? snprintf(path, sizeof(path), "%s/root%s", proc, name) :
-			  snprintf(path, sizeof(path), "%s", name);
-		if (n < 0 || (size_t)n >= sizeof(path)) {
-			if (why)
-				snprintf(why, why_sz, "path too long");
-			return -ENAMETOOLONG;
-		}
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			err = -errno;
-			if (why)
-				snprintf(why, why_sz, "%s", libaddrres_strerror(err, ebuf, sizeof(ebuf)));
-			return err;
-		}
+	fd = open_as_mapped(path, v, why, why_sz);
+	if (fd >= 0)
+		return fd;
+	stale |= fd == -ESTALE;
+	if (pid) {
+		fd = open_as_mapped(name, v, why, why_sz);
+		if (fd >= 0)
+			return fd;
+		stale |= fd == -ESTALE;
 	}
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		if (why)
-			snprintf(why, why_sz, "%s", libaddrres_strerror(err, ebuf, sizeof(ebuf)));
-		return err;
-	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_ino != v->inode ||
-	    major(st.st_dev) != v->dev_major || minor(st.st_dev) != v->dev_minor) {
-		close(fd);
-		if (why)
-			snprintf(why, why_sz, "%s is not the file mapped (another device or inode: replaced since it was mapped)",
-				 path);
-		return -ESTALE;
-	}
-	return fd;
+	return stale ? -ESTALE : fd;
 }
 
 #ifndef LIBADDRRES_NO_LIBELF

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -731,6 +732,153 @@ static void test_no_debuginfod(struct test *t, const void *arg)
 out:
 	unsetenv("DEBUGINFOD_URLS");
 	unsetenv("DEBUGINFOD_CACHE_PATH");
+	addrres_elf__free(e);
+}
+
+/* ---- a process that has exited ---- */
+
+/* Copy the file @from to @to (mode 0755): 0 or a negative errno. */
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, err = 0;
+	ssize_t n;
+
+	if (in < 0)
+		return -errno;
+	unlink(to);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	while (!err && (n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n)
+			err = -EIO;
+	}
+	if (n < 0)
+		err = -errno;
+	close(in);
+	if (close(out) && !err)
+		err = -errno;
+	return err;
+}
+
+/*
+ * A child running a copy of sleep(1) at @path: its pid, and in @vma (name
+ * in @name) the VMA of its code, at @addr; 0 if it could not be set up.
+ */
+static pid_t sleeping_copy(const char *path, struct addrres_vma *vma, char *name,
+			   size_t name_sz, uint64_t *addr)
+{
+	char *argv[] = { (char *)path, "60", NULL }, maps[64], line[PATH_MAX + 128];
+	pid_t pid;
+
+	if (copy_file("/bin/sleep", path) ||
+	    posix_spawn(&pid, path, NULL, NULL, argv, environ))
+		return 0;
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	for (int tries = 0; tries < 200; tries++) {
+		FILE *f = fopen(maps, "re");
+		bool found = false;
+
+		while (f && !found && fgets(line, sizeof(line), f)) {
+			unsigned long long start, end, off, ino;
+			unsigned int maj, min;
+			char perms[5];
+			int pos = 0;
+
+			if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &end, perms, &off,
+				   &maj, &min, &ino, &pos) < 7 || perms[2] != 'x' || !pos)
+				continue;
+			line[strcspn(line, "\n")] = '\0';
+			if (strcmp(line + pos, path))
+				continue;
+			snprintf(name, name_sz, "%s", line + pos);
+			*vma = (struct addrres_vma){
+				.start = start, .end = end, .offset = off, .dev_major = maj,
+				.dev_minor = min, .inode = ino, .name = name,
+				.flags = ADDRRES_VMA_READABLE | ADDRRES_VMA_EXECUTABLE,
+			};
+			*addr = start + (end - start) / 2;
+			found = true;
+		}
+		if (f)
+			fclose(f);
+		if (found)
+			return pid;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return 0;
+}
+
+/* Once the process is gone, its file by its own path (device and inode checked). */
+static void test_exited_process(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct addrres_vma vma;
+	char path[PATH_MAX], name[PATH_MAX], msg[512];
+	uint64_t addr, alive_addr;
+	const char *alive_name;
+	pid_t pid;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(path, sizeof(path), "%s", out_file("sleep-copy"));
+	pid = sleeping_copy(path, &vma, name, sizeof(name), &addr);
+	if (!pid)
+		FAIL(t, "cannot run a copy of /bin/sleep");
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE_VMA(t, e, pid, &vma, &addr, 1, s, msg);
+	alive_addr = s[0]->elf_addr;
+	alive_name = s[0]->name;
+	addrres_elf__free(e);
+	e = NULL;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* a new handle: nothing cached; /proc/PID is gone */
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE_VMA(t, e, pid, &vma, &addr, 1, s, msg);
+	CHECK_U64(t, s[0]->elf_addr, alive_addr);
+	CHECK(t, !s[0]->name == !alive_name);
+out:
+	addrres_elf__free(e);
+}
+
+/* Exited, and its file replaced: -ESTALE, the message naming each path tried. */
+static void test_exited_process_file_replaced(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct addrres_vma vma;
+	char path[PATH_MAX], name[PATH_MAX], other[PATH_MAX + 8], msg[512], proc[64];
+	uint64_t addr;
+	pid_t pid;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(path, sizeof(path), "%s", out_file("sleep-copy-2"));
+	pid = sleeping_copy(path, &vma, name, sizeof(name), &addr);
+	if (!pid)
+		FAIL(t, "cannot run a copy of /bin/sleep");
+	/* another file at the path: made while the first exists, so a new inode */
+	snprintf(other, sizeof(other), "%s.new", path);
+	CHECK_INT(t, copy_file("/bin/sleep", other), 0);
+	CHECK_INT(t, rename(other, path), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	s[0] = (void *)1;
+	CHECK_ERR(t, addrres_elf__resolve_vma(e, pid, &vma, &addr, 1, s), -ESTALE);
+	CHECK(t, s[0] == NULL);
+	snprintf(proc, sizeof(proc), "/proc/%d/map_files/", (int)pid);
+	CHECK(t, strstr(addrres_elf__errmsg(e), proc) != NULL);
+	CHECK(t, strstr(addrres_elf__errmsg(e), "another file than the one mapped") != NULL);
+out:
 	addrres_elf__free(e);
 }
 
@@ -2188,6 +2336,8 @@ static struct test tests[] = {
 	CASE(test_shared_library_vma),
 	CASE(test_resolve_vmas_batch),
 	CASE(test_vma_opened_by_path),
+	CASE(test_exited_process),
+	CASE(test_exited_process_file_replaced),
 	CASE(test_stripped_dynsym),
 	CASE(test_gnu_debugdata),
 	CASE(test_debug_file_by_build_id),
