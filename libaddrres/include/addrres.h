@@ -729,6 +729,20 @@ enum addrres_elf_symtab {
  *	cache, $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client).  Off
  *	by default: a library must not go to the network behind its
  *	caller's back (see addrres_elf__resolve()).
+ * @max_files: how many files the cache keeps open.  Each holds a file
+ *	descriptor, two with a debug file (and two more with a debuginfod
+ *	client), and what libdwfl read of it.  0: an eighth of the soft
+ *	RLIMIT_NOFILE when the handle is opened, at least 4, so that the
+ *	caller keeps most of its descriptors.
+ * @max_bytes: about how much memory the cached files may take: the
+ *	files themselves (mapped), what was decompressed of them (DWARF of
+ *	compressed sections), and the library's indexes of them.  0: no
+ *	limit.
+ *
+ * Past either limit, the files used least recently are closed (never
+ * one that the current call uses), at the start of a resolve call and
+ * before a file is read.  Where an open fails with EMFILE, the files not
+ * in use are closed and the open is tried again once.
  *
  * The struct may grow at its end in later versions.
  */
@@ -741,6 +755,8 @@ struct addrres_elf_opts {
 	bool no_inlines;
 	bool no_demangle;
 	bool debuginfod;
+	size_t max_files;
+	size_t max_bytes;
 };
 
 /**
@@ -803,11 +819,13 @@ struct addrres_elf_inline {
  * is given without it, as the stripped file's .dynsym gives it: one
  * function has one name whichever table answers.
  *
- * The library owns these structs and their strings: a struct lives until
- * the next addrres_elf__resolve(), addrres_elf__resolve_vma() or
- * addrres_elf__resolve_vmas() on the same handle, or its free; the
- * strings until addrres_elf__free().  Do not allocate or copy the struct
- * itself: fields may be appended.
+ * The library owns these structs and their strings: both live until the
+ * next addrres_elf__resolve(), addrres_elf__resolve_vma() or
+ * addrres_elf__resolve_vmas() on the same handle, its drop or its free
+ * (a later call may close the file the strings are in, see
+ * &addrres_elf_opts.max_files).  addrres_elf_syms__dup() makes a copy
+ * to keep.  Do not allocate or copy the struct itself: fields may be
+ * appended.
  */
 struct addrres_elf_sym {
 	uint64_t elf_addr;
@@ -836,10 +854,16 @@ struct addrres_elf;
  *
  * No file is opened yet.  Each file that a resolve function opens stays
  * open, with what libdwfl read of it (its symbol tables, the debug file
- * it found, the decompressed MiniDebugInfo, DWARF), until
- * addrres_elf__free(): the files are keyed by device, inode and build
- * ID, so a file is read once however many batches name it, by path or
- * by VMA.  Each has a Dwfl of its own and keeps a file descriptor open,
+ * it found, the decompressed MiniDebugInfo, DWARF), until the cache's
+ * limits close it (&addrres_elf_opts.max_files and max_bytes, least
+ * recently used first), addrres_elf__drop() or addrres_elf__free().
+ * A file is read once however many batches name it, by path or by VMA:
+ * the cache knows it by device and inode (by path also by its
+ * modification time and size: a file rewritten in place is read again),
+ * and by build ID and size, so that copies of one file (a library in
+ * several containers' layers, on overlayfs) are read once; a second
+ * handle reads its files again (nothing is shared between handles).
+ * Each has a Dwfl of its own and keeps a file descriptor open,
  * two with a debug file.  Where libdwfl's search finds no debug file for
  * a file with a build ID, it also makes that Dwfl a debuginfod client,
  * which asks nothing (see addrres_elf__resolve()) but loads libdebuginfod
@@ -863,6 +887,50 @@ LIBADDRRES_API int addrres_elf__open(const struct addrres_elf_opts *opts,
  * results become invalid.
  */
 LIBADDRRES_API void addrres_elf__free(struct addrres_elf *e);
+
+/**
+ * struct addrres_elf_stats - what a cache of ELF files holds and did
+ * @sz: sizeof(struct addrres_elf_stats), as the caller was compiled; set it
+ * @files: the files open now
+ * @bytes: about how much memory they take (see &addrres_elf_opts.max_bytes),
+ *	as estimated at the start of the last resolve call
+ * @reads: the files read (opened with libdwfl) since the handle was opened
+ * @shared: the files not read because a file of the same build ID and
+ *	size was cached (another copy, another container's layer)
+ * @evicted: the files closed to stay within the limits, or by
+ *	addrres_elf__drop()
+ *
+ * The struct may grow at its end in later versions.
+ */
+struct addrres_elf_stats {
+	size_t sz;
+	size_t files;
+	size_t bytes;
+	uint64_t reads;
+	uint64_t shared;
+	uint64_t evicted;
+};
+
+/**
+ * addrres_elf__stats() - what the cache holds and did
+ * @e: the handle
+ * @stats: where to store it; its &addrres_elf_stats.sz must be set
+ *
+ * Return: 0; -EINVAL if @e or @stats is NULL or @stats->sz is smaller
+ * than a size_t or larger than 4096.
+ */
+LIBADDRRES_API int addrres_elf__stats(const struct addrres_elf *e, struct addrres_elf_stats *stats);
+
+/**
+ * addrres_elf__drop() - close every file of the cache
+ * @e: the handle; NULL is allowed and does nothing
+ *
+ * What a long-running profiler calls when it knows the files it used
+ * are gone (its targets exited), or to give memory back: the handle is
+ * as opened, but for its counters.  The answers of earlier calls, and
+ * their strings, become invalid.
+ */
+LIBADDRRES_API void addrres_elf__drop(struct addrres_elf *e);
 
 /**
  * addrres_elf__errmsg() - why the last resolve on a handle failed
@@ -916,10 +984,12 @@ struct addrres_elf_resolve_opts {
  *	p_filesz, or to p_memsz for the tail of a page shared with .bss);
  *	@n entries.  An offset in a segment but in no symbol has an entry
  *	all the same, with no name (see &struct addrres_elf_sym).
- * @opts: the build ID the file must have; NULL for none
+ * @opts: the build ID the file must have, whether the numbers are ELF
+ *	addresses; NULL for neither
  *
  * The file is opened and, unless the cache already has it (same device,
- * inode and build ID), read with libdwfl: its symbols are those of
+ * inode, modification time and size, or same build ID and size; see
+ * addrres_elf__open()), read with libdwfl: its symbols are those of
  * libdwfl's symbol table of the file: its .symtab; failing one, that of
  * a separate debug file found in &addrres_elf_opts.debug_dirs (which also
  * gives the DWARF); failing one, its .dynsym and the .symtab of its

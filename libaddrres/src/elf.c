@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
@@ -94,6 +95,20 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 					    debuglink_file, debuglink_crc, debuginfo_file_name);
 }
+/*
+ * An eighth of the descriptors the process may open: each file holds one
+ * or two, and the caller's are its own.
+ */
+static size_t default_max_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / 8 > 65536)
+		return 65536;
+	return rl.rlim_cur / 8 > 4 ? (size_t)(rl.rlim_cur / 8) : 4;
+}
+
 /* ---- the API ---- */
 
 int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **ep)
@@ -125,6 +140,11 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 	e->no_inlines = LIBADDRRES_OPTS_GET(opts, no_inlines, false);
 	e->no_demangle = LIBADDRRES_OPTS_GET(opts, no_demangle, false);
 	e->debuginfod = LIBADDRRES_OPTS_GET(opts, debuginfod, false);
+	e->max_files = LIBADDRRES_OPTS_GET(opts, max_files, 0);
+	if (!e->max_files)
+		e->max_files = default_max_files();
+	e->max_bytes = LIBADDRRES_OPTS_GET(opts, max_bytes, 0);
+	e->stats.sz = sizeof(e->stats);
 	e->callbacks.find_elf = find_no_elf;
 	e->callbacks.find_debuginfo = find_debuginfo;
 	e->callbacks.debuginfo_path = &e->debug_dirs;
@@ -139,19 +159,39 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 	return 0;
 }
 
+int addrres_elf__stats(const struct addrres_elf *e, struct addrres_elf_stats *stats)
+{
+	size_t sz;
+
+	if (!e || !stats || stats->sz < sizeof(size_t) || stats->sz > LIBADDRRES_OPTS_MAX_SZ)
+		return -EINVAL;
+	sz = stats->sz < sizeof(e->stats) ? stats->sz : sizeof(e->stats);
+	memcpy((char *)stats + sizeof(size_t), (const char *)&e->stats + sizeof(size_t),
+	       sz - sizeof(size_t));
+	return 0;
+}
+
+void addrres_elf__drop(struct addrres_elf *e)
+{
+	if (!e)
+		return;
+	libaddrres_elf_cache_drop(e);
+	/* Names and sources of the answers given: none is valid any more. */
+	libaddrres_strmap_free(&e->srcs);
+	libaddrres_strmap_free(&e->names);
+	libaddrres_arena_free(&e->arena);
+	libaddrres_arena_free(&e->batch);
+}
+
 void addrres_elf__free(struct addrres_elf *e)
 {
 	if (!e)
 		return;
-	for (size_t i = 0; i < e->files.cap; i++) {
-		struct elf_file *f = e->files.ents[i].val;
-
-		if (!e->files.ents[i].key)
-			continue;
-		libaddrres_elf_file_free(f);
-	}
+	/* Each file takes its keys with it: the maps are left empty. */
+	libaddrres_elf_cache_drop(e);
 	libaddrres_strmap_free(&e->files);
 	libaddrres_strmap_free(&e->inodes);
+	libaddrres_strmap_free(&e->builds);
 	libaddrres_strmap_free(&e->srcs);
 	libaddrres_strmap_free(&e->names);
 	libaddrres_arena_free(&e->batch);
@@ -194,11 +234,11 @@ static int open_by_build_id(struct addrres_elf *e, const unsigned char *id, size
 
 			if (len < 0 || (size_t)len >= path_sz)
 				continue;
-			*fdp = open(path, O_RDONLY | O_CLOEXEC);
+			*fdp = libaddrres_elf_open_retry(e, path);
 			if (*fdp >= 0)
 				return 0;
-			if (errno != ENOENT)
-				err = -errno;
+			if (*fdp != -ENOENT)
+				err = *fdp;
 		}
 	}
 	return libaddrres_err(&e->eb, err, "build ID %s: %s in %s", hex,
@@ -229,7 +269,8 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 	bool elf_addrs;
 	struct elf_file *f;
 	struct stat st;
-	int fd, err;
+	struct key mk;
+	int fd = -1, err;
 
 	if (syms) {
 		for (size_t i = 0; i < n; i++)
@@ -238,6 +279,7 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 	if (!e)
 		return -EINVAL;
 	libaddrres_err_clear(&e->eb);
+	libaddrres_elf_batch_start(e);
 	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
 		return libaddrres_err(&e->eb, -EINVAL,
 				      "addrres_elf_resolve_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
@@ -258,10 +300,10 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 			return err;
 		path = found;
 	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = libaddrres_elf_open_retry(e, path);
 	}
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		return libaddrres_err(&e->eb, err, "%s: %s", path,
 				      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
 	}
@@ -275,8 +317,12 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 		close(fd);
 		return libaddrres_err(&e->eb, -ENOEXEC, "%s: not a regular file", path);
 	}
-	f = libaddrres_elf_file_cached(e, (uint64_t)st.st_dev, (uint64_t)st.st_ino, build_id,
-				       build_id_size);
+	/* By path: device, inode, modification time and size. */
+	libaddrres_elf_key_stat(&mk, &st);
+	f = libaddrres_elf_map_get(&e->inodes, &mk);
+	if (f && build_id_size && (f->facts.build_id_size != build_id_size ||
+				   memcmp(f->facts.build_id, build_id, build_id_size)))
+		f = NULL;
 	if (f) {
 		close(fd);
 	} else {
@@ -290,7 +336,6 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 				      "%s: its code has no bytes in the file (a debug file): no file offsets to resolve; give ELF addresses (addrres_elf_resolve_opts.elf_addrs)",
 				      path);
 	err = libaddrres_elf_syms_reserve(e, n, path);
-	libaddrres_elf_batch_start(e);
 	if (!err)
 		libaddrres_elf_resolve_file(e, f, file_offsets, 0, elf_addrs, n, syms, e->syms);
 	return err;
@@ -341,6 +386,11 @@ static int resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma 
 	f = libaddrres_elf_file_cached(e, dev, vma->inode, vma->build_id, vma->build_id_size);
 	if (!f) {
 		fd = libaddrres_open_mapped_file(pid, vma, vname, why, sizeof(why));
+		if (fd == -EMFILE || fd == -ENFILE) {
+			/* Out of descriptors: the files not in use go, once. */
+			libaddrres_elf_cache_trim(e, SIZE_MAX / 2);
+			fd = libaddrres_open_mapped_file(pid, vma, vname, why, sizeof(why));
+		}
 		if (fd < 0)
 			return libaddrres_err(&e->eb, fd, "%s: %s", name, why);
 		/* The path libdwfl's search by .gnu_debuglink starts from. */
@@ -370,11 +420,11 @@ int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrre
 	if (!e)
 		return -EINVAL;
 	libaddrres_err_clear(&e->eb);
+	libaddrres_elf_batch_start(e);
 	if (!vma || pid < 0 || ((!addrs || !syms) && n))
 		return libaddrres_err(&e->eb, -EINVAL,
 				      "addrres_elf__resolve_vma: a negative pid, or vma, addrs or syms is NULL");
 	err = libaddrres_elf_syms_reserve(e, n, vma->name ? vma->name : "");
-	libaddrres_elf_batch_start(e);
 	if (!err)
 		err = resolve_vma(e, pid, vma, addrs, n, syms, e->syms);
 	return err;
@@ -410,6 +460,7 @@ int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid, const uint64_t *ad
 	if (!e)
 		return -EINVAL;
 	libaddrres_err_clear(&e->eb);
+	libaddrres_elf_batch_start(e);
 	if (pid < 0 || ((!addrs || !vmas || !syms) && n))
 		return libaddrres_err(&e->eb, -EINVAL,
 				      "addrres_elf__resolve_vmas: a negative pid, or addrs, vmas or syms is NULL");
@@ -426,7 +477,6 @@ int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid, const uint64_t *ad
 	err = libaddrres_elf_syms_reserve(e, n, "addrres_elf__resolve_vmas");
 	if (err)
 		goto out;
-	libaddrres_elf_batch_start(e);
 	for (i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, n, sizeof(*order), cmp_by_vma, (void *)vmas);

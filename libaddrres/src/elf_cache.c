@@ -46,22 +46,204 @@ struct elf_file *libaddrres_elf_map_get(const struct libaddrres_strmap *m, const
 	return ent ? ent->val : NULL;
 }
 
-/* Map @k to @f, replacing what it mapped to: 0 or -ENOMEM. */
-static int map_set(struct addrres_elf *e, struct libaddrres_strmap *m, const struct key *k,
-		   struct elf_file *f)
+/*
+ * Map @k to @f, replacing what it mapped to, and note the key in @f to
+ * remove with it: 0 or -ENOMEM.  The map owns a copy of the key.
+ */
+static int map_set(struct libaddrres_strmap *m, const struct key *k, struct elf_file *f)
 {
 	struct libaddrres_strmap_ent *ent = libaddrres_strmap_find(m, (const char *)k->b, k->len);
+	struct elf_alias *more;
 	char *copy;
 
+	if (ent && ent->val == f)
+		return 0;
+	more = reallocarray(f->aliases, f->nr_aliases + 1, sizeof(*more));
+	if (!more)
+		return -ENOMEM;
+	f->aliases = more;
 	if (ent) {
 		ent->val = f;
-		return 0;
+	} else {
+		copy = malloc(k->len);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, k->b, k->len);
+		if (libaddrres_strmap_add(m, copy, k->len, f)) {
+			free(copy);
+			return -ENOMEM;
+		}
 	}
-	copy = libaddrres_arena_alloc(&e->arena, k->len, 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, k->b, k->len);
-	return libaddrres_strmap_add(m, copy, k->len, f);
+	f->aliases[f->nr_aliases++] = (struct elf_alias){ .map = m, .key = *k };
+	return 0;
+}
+
+/* ---- the limits: least recently used first ---- */
+
+static void lru_unlink(struct addrres_elf *e, struct elf_file *f)
+{
+	if (f->lru_prev)
+		f->lru_prev->lru_next = f->lru_next;
+	else if (e->lru_head == f)
+		e->lru_head = f->lru_next;
+	if (f->lru_next)
+		f->lru_next->lru_prev = f->lru_prev;
+	else if (e->lru_tail == f)
+		e->lru_tail = f->lru_prev;
+	f->lru_prev = f->lru_next = NULL;
+}
+
+static void lru_push(struct addrres_elf *e, struct elf_file *f)
+{
+	f->lru_prev = NULL;
+	f->lru_next = e->lru_head;
+	if (e->lru_head)
+		e->lru_head->lru_prev = f;
+	e->lru_head = f;
+	if (!e->lru_tail)
+		e->lru_tail = f;
+}
+
+/* @f is used by the current call: most recent, and not to be closed. */
+void libaddrres_elf_file_touch(struct addrres_elf *e, struct elf_file *f)
+{
+	f->used = e->calls;
+	if (e->lru_head != f) {
+		lru_unlink(e, f);
+		lru_push(e, f);
+	}
+}
+
+/* Close @f: every key that names it goes, then the file. */
+static void file_evict(struct addrres_elf *e, struct elf_file *f)
+{
+	for (size_t i = 0; i < f->nr_aliases; i++) {
+		const struct elf_alias *a = &f->aliases[i];
+		struct libaddrres_strmap_ent *ent =
+			libaddrres_strmap_find(a->map, (const char *)a->key.b, a->key.len);
+
+		/* A key since given to another file stays its. */
+		if (ent && ent->val == f) {
+			free((char *)ent->key);
+			libaddrres_strmap_del(a->map, ent);
+		}
+	}
+	lru_unlink(e, f);
+	e->nr_files--;
+	e->stats.evicted++;
+	libaddrres_elf_file_free(f);
+}
+
+/*
+ * The bytes that the sections of @elf compressed in its file (SHF_COMPRESSED)
+ * take once decompressed.  Decompressed, a section no longer says it was
+ * (libdw decompresses every DWARF section when it opens them), so the
+ * file's own headers are read, through libelf's raw image of it; a
+ * 64-bit file of the host's byte order only, else 0.
+ */
+static size_t compressed_sections_bytes(Elf *elf)
+{
+	size_t size, total = 0;
+	const char *raw = elf_rawfile(elf, &size);
+	Elf64_Ehdr eh;
+
+	if (!raw || size < sizeof(eh))
+		return 0;
+	memcpy(&eh, raw, sizeof(eh));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB :
+									    ELFDATA2MSB) ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
+	    eh.e_shnum > (size - eh.e_shoff) / sizeof(Elf64_Shdr))
+		return 0;
+	for (size_t i = 0; i < eh.e_shnum; i++) {
+		Elf64_Shdr sh;
+		Elf64_Chdr ch;
+
+		memcpy(&sh, raw + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		if (!(sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS ||
+		    sh.sh_offset > size || size - sh.sh_offset < sizeof(ch))
+			continue;
+		memcpy(&ch, raw + sh.sh_offset, sizeof(ch));
+		if (ch.ch_size < SIZE_MAX - total)
+			total += ch.ch_size;
+	}
+	return total;
+}
+
+/*
+ * About how much memory @f takes: its file and debug file (mapped), the
+ * debug file's compressed sections once libdw decompressed them, and the
+ * library's indexes.
+ */
+static size_t file_bytes(struct elf_file *f)
+{
+	size_t total = f->index_bytes, sz;
+	Dwarf_Addr bias;
+	Dwarf *dw;
+
+	if (elf_rawfile(f->elf, &sz))
+		total += sz;
+	if (f->dwarf_used && (dw = dwfl_module_getdwarf(f->mod, &bias))) {
+		Elf *debug = dwarf_getelf(dw);
+
+		if (debug && debug != f->elf && elf_rawfile(debug, &sz))
+			total += sz + compressed_sections_bytes(debug);
+		else if (debug)
+			total += compressed_sections_bytes(debug);
+	}
+	return total;
+}
+
+/*
+ * Close the least recently used files, but those of the current call,
+ * until @room more fit within max_files and the estimates within
+ * max_bytes.
+ */
+void libaddrres_elf_cache_trim(struct addrres_elf *e, size_t room)
+{
+	size_t bytes = 0;
+
+	for (struct elf_file *f = e->lru_head; f; f = f->lru_next) {
+		if (f->bytes_at < f->used || !f->bytes_at) {
+			f->bytes = file_bytes(f);
+			f->bytes_at = e->calls;
+		}
+		bytes += f->bytes;
+	}
+	while (e->lru_tail && e->lru_tail->used != e->calls &&
+	       (e->nr_files + room > e->max_files || (e->max_bytes && bytes > e->max_bytes))) {
+		struct elf_file *f = e->lru_tail;
+
+		bytes -= f->bytes;
+		file_evict(e, f);
+	}
+	e->stats.files = e->nr_files;
+	e->stats.bytes = bytes;
+}
+
+void libaddrres_elf_cache_drop(struct addrres_elf *e)
+{
+	while (e->lru_head)
+		file_evict(e, e->lru_head);
+	e->stats.files = 0;
+	e->stats.bytes = 0;
+}
+
+/*
+ * open(@path) for the cache: where the process is out of descriptors,
+ * the files not used by the current call are closed and it is tried
+ * once more.  An fd or a negative errno.
+ */
+int libaddrres_elf_open_retry(struct addrres_elf *e, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+		libaddrres_elf_cache_trim(e, SIZE_MAX / 2);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return fd < 0 ? -errno : fd;
 }
 
 static bool same_id(const struct elf_facts *f, const unsigned char *id, size_t size)
@@ -213,6 +395,8 @@ void libaddrres_elf_file_free(struct elf_file *f)
 	libaddrres_elf_facts_free(&f->facts);
 	libaddrres_elf_index_free(&f->index);
 	libaddrres_elf_inlines_free(f);
+	libaddrres_arena_free(&f->arena);
+	free(f->aliases);
 	free(f);
 }
 
@@ -287,6 +471,7 @@ int libaddrres_elf_file_new(struct addrres_elf *e, int fd, const char *name,
 		err = libaddrres_err(&e->eb, err, "%s: %s", name, why);
 		goto fail;
 	}
+	e->stats.reads++;
 	*filep = f;
 	return 0;
 fail:
@@ -306,15 +491,31 @@ int libaddrres_elf_file_keep(struct addrres_elf *e, struct elf_file *f, const ch
 	if (had) {
 		libaddrres_elf_file_free(f);
 		f = had;
-	} else if (map_set(e, &e->files, fk, f)) {
-		libaddrres_elf_file_free(f);
+	} else if (map_set(&e->files, fk, f)) {
+		/* A file shared by build ID is the cache's already. */
+		if (!f->cached)
+			libaddrres_elf_file_free(f);
 		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	} else if (!f->cached) {
+		/* The cache owns it now: closed by its limits, a drop or the free. */
+		f->cached = true;
+		lru_push(e, f);
+		e->nr_files++;
+		e->stats.files = e->nr_files;
 	}
-	/* The files map owns it now: it is freed with the handle. */
+	libaddrres_elf_file_touch(e, f);
 	*filep = f;
-	if (ik && map_set(e, &e->inodes, ik, f))
+	if (ik && map_set(&e->inodes, ik, f))
 		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
 	return 0;
+}
+
+/* The key of the files of build ID @id whose file has @size bytes. */
+static void key_build(struct key *k, const unsigned char *id, size_t id_size, uint64_t size)
+{
+	libaddrres_elf_key_init(k, 'b');
+	libaddrres_elf_key_add(k, &size, sizeof(size));
+	libaddrres_elf_key_add(k, id, id_size);
 }
 
 /*
@@ -327,22 +528,65 @@ int libaddrres_elf_file_get(struct addrres_elf *e, int fd, const char *name, uin
 			    uint64_t ino, const unsigned char *want, size_t want_size,
 			    struct elf_file **filep)
 {
-	struct elf_file *f;
-	struct key fk, ik;
+	unsigned char id[ADDRRES_BUILD_ID_MAX];
+	size_t id_size = libaddrres_fd_build_id(fd, id);
+	struct elf_file *f = NULL;
+	struct key fk, ik, bk, mk;
+	struct stat st;
 	int err;
 
-	err = libaddrres_elf_file_new(e, fd, name, &f);
-	if (err)
-		return err;
-	if (want_size && !same_id(&f->facts, want, want_size)) {
-		err = libaddrres_err(&e->eb, -ESTALE, "%s: %s (replaced since it was mapped?)", name,
-				     f->facts.build_id_size ? "its build ID is not the one given" :
-							      "it has no build ID, and one was given");
-		libaddrres_elf_file_free(f);
-		return err;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return libaddrres_err(&e->eb, err, "%s: fstat: %s", name, strerror(-err));
+	}
+	if (want_size && (id_size != want_size || memcmp(id, want, want_size))) {
+		close(fd);
+		return libaddrres_err(&e->eb, -ESTALE, "%s: %s (replaced since it was mapped?)", name,
+				      id_size ? "its build ID is not the one given" :
+						"it has no build ID, and one was given");
+	}
+	/* Another copy of a file read already (same build ID and size): that one. */
+	if (id_size) {
+		key_build(&bk, id, id_size, (uint64_t)st.st_size);
+		f = libaddrres_elf_map_get(&e->builds, &bk);
+	}
+	if (f) {
+		close(fd);
+		e->stats.shared++;
+	} else {
+		/* Room for it first: the files the current call uses stay. */
+		libaddrres_elf_cache_trim(e, 1);
+		err = libaddrres_elf_file_new(e, fd, name, &f);
+		if (err)
+			return err;
 	}
 	key_inode(&fk, 'f', dev, ino);
-	libaddrres_elf_key_add(&fk, f->facts.build_id, f->facts.build_id_size);
+	libaddrres_elf_key_add(&fk, id, id_size);
 	key_inode(&ik, 'i', dev, ino);
-	return libaddrres_elf_file_keep(e, f, name, &fk, &ik, filep);
+	err = libaddrres_elf_file_keep(e, f, name, &fk, &ik, filep);
+	if (!err && id_size && !libaddrres_elf_map_get(&e->builds, &bk) &&
+	    map_set(&e->builds, &bk, *filep))
+		err = libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	/* By path, a file is known by its modification time and size too. */
+	libaddrres_elf_key_stat(&mk, &st);
+	if (!err && map_set(&e->inodes, &mk, *filep))
+		err = libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
+	return err;
+}
+
+/*
+ * The key of a file by path: device, inode, modification time and size,
+ * so that a file rewritten in place is not taken for what it was.
+ */
+void libaddrres_elf_key_stat(struct key *k, const struct stat *st)
+{
+	uint64_t v[4] = {
+		(uint64_t)st->st_dev, (uint64_t)st->st_ino,
+		(uint64_t)st->st_mtim.tv_sec * 1000000000 + (uint64_t)st->st_mtim.tv_nsec,
+		(uint64_t)st->st_size,
+	};
+
+	libaddrres_elf_key_init(k, 'm');
+	libaddrres_elf_key_add(k, v, sizeof(v));
 }

@@ -339,10 +339,12 @@ void libaddrres_elf_inline_chain(struct addrres_elf *e, struct elf_file *f, uint
 	if (ent) {
 		c = ent->val;
 	} else {
-		char *k = libaddrres_arena_alloc(&e->arena, sizeof(key), 1);
+		char *k = libaddrres_arena_alloc(&f->arena, sizeof(key), 1);
 
 		/* A unit whose index failed is kept as NULL: not walked again. */
 		c = cu_index(e, cu);
+		if (c)
+			f->index_bytes += c->nr_ents * sizeof(*c->ents) + c->nr_segs * sizeof(*c->segs);
 		if (!k)
 			goto drop;
 		memcpy(k, &key, sizeof(key));

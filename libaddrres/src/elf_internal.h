@@ -84,10 +84,32 @@ struct sym_index {
 	struct sym_range globals, locals;
 };
 
+/* A kind byte ('f' file, 'i' inode, 'b' build ID, 'v' vdso), then what identifies it. */
+struct key {
+	unsigned char b[1 + 2 * sizeof(uint64_t) + ADDRRES_BUILD_ID_MAX];
+	size_t len;
+};
+
+/* A key of a map that names a file: removed with the file. */
+struct elf_alias {
+	struct libaddrres_strmap *map;
+	struct key key;
+};
+
 /* A file of the cache. */
 struct elf_file {
 	struct addrres_elf *owner;	/* the handle: libdwfl's callbacks get the file */
 	bool told_debuginfod;		/* the message of find_debuginfo() printed */
+	bool dwarf_used;		/* lines or inlines asked: libdw read its DWARF */
+	bool cached;			/* in the cache's list: it owns the file */
+	struct elf_alias *aliases;	/* the keys that name it */
+	size_t nr_aliases;
+	struct elf_file *lru_prev, *lru_next;	/* the cache's, most recent first */
+	uint64_t used;			/* the call (addrres_elf.calls) that last used it */
+	uint64_t bytes_at;		/* the call of its estimate */
+	size_t bytes;			/* its estimate (file_bytes()) */
+	size_t index_bytes;		/* what its indexes took */
+	struct libaddrres_arena arena;	/* its units' keys (cus) */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Elf *elf;		/* the module's main ELF, libdwfl's */
@@ -106,12 +128,18 @@ struct elf_file {
 struct addrres_elf {
 	struct libaddrres_errbuf eb;	/* msg */
 	char msg[LIBADDRRES_MSG_SZ];
+	struct elf_file *lru_head, *lru_tail;	/* every file */
+	size_t nr_files, max_files, max_bytes;
+	uint64_t calls;			/* resolve calls so far: the current one's number */
+	struct addrres_elf_stats stats;
 	bool no_lines, no_inlines, no_demangle, debuginfod;
 	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
 	Dwfl_Callbacks callbacks;	/* libdwfl keeps a pointer to it */
-	struct libaddrres_arena arena;	/* the maps' keys */
+	struct libaddrres_arena arena;	/* names' and sources' strings */
+	/* keys malloc'd, each removed with its file (elf_alias) */
 	struct libaddrres_strmap files;	/* file key -> struct elf_file */
 	struct libaddrres_strmap inodes;	/* inode key -> the last one of it */
+	struct libaddrres_strmap builds;	/* build ID and size -> a file of them */
 	struct libaddrres_strmap srcs;	/* source paths made absolute, interned */
 	/* symbol names -> as shown (demangled, without a version), interned */
 	struct libaddrres_strmap names;
@@ -122,12 +150,6 @@ struct addrres_elf {
 };
 
 /* ---- the cache: elf_cache.c ---- */
-
-/* A kind byte ('f' file, 'i' inode, 'v' vdso), then what identifies it. */
-struct key {
-	unsigned char b[1 + 2 * sizeof(uint64_t) + ADDRRES_BUILD_ID_MAX];
-	size_t len;
-};
 
 void libaddrres_elf_key_init(struct key *k, char kind);
 void libaddrres_elf_key_add(struct key *k, const void *p, size_t n);
@@ -141,6 +163,12 @@ int libaddrres_elf_file_new(struct addrres_elf *e, int fd, const char *name,
 int libaddrres_elf_file_keep(struct addrres_elf *e, struct elf_file *f, const char *name,
 			     const struct key *fk, const struct key *ik, struct elf_file **filep);
 void libaddrres_elf_file_free(struct elf_file *f);
+void libaddrres_elf_cache_trim(struct addrres_elf *e, size_t room);
+void libaddrres_elf_cache_drop(struct addrres_elf *e);
+void libaddrres_elf_file_touch(struct addrres_elf *e, struct elf_file *f);
+int libaddrres_elf_open_retry(struct addrres_elf *e, const char *path);
+struct stat;
+void libaddrres_elf_key_stat(struct key *k, const struct stat *st);
 int libaddrres_elf_file_get(struct addrres_elf *e, int fd, const char *name, uint64_t dev,
 			    uint64_t ino, const unsigned char *build_id, size_t build_id_size,
 			    struct elf_file **filep);

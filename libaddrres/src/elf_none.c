@@ -41,6 +41,17 @@ static int unsupported(const struct addrres_elf_sym **syms, int *errs, size_t n)
 	return -EOPNOTSUPP;
 }
 
+int addrres_elf__stats(const struct addrres_elf *e, struct addrres_elf_stats *stats)
+{
+	(void)e, (void)stats;
+	return -EINVAL;	/* no handle can exist */
+}
+
+void addrres_elf__drop(struct addrres_elf *e)
+{
+	(void)e;
+}
+
 const char *addrres_elf__errmsg(const struct addrres_elf *e)
 {
 	(void)e;

@@ -211,6 +211,8 @@ static void index_build(struct elf_file *f)
 	}
 	if (range_finish(&ix->globals) || range_finish(&ix->locals))
 		goto libdwfl;
+	f->index_bytes += (ix->globals.n + ix->locals.n) *
+			  (sizeof(struct sym_ent) + sizeof(*ix->globals.maxend));
 	return;
 libdwfl:
 	libaddrres_elf_index_free(ix);
@@ -502,9 +504,15 @@ static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line
 
 /* ---- names as shown ---- */
 
+/*
+ * The start of each resolve call: the last call's inline chains go, and
+ * the files beyond the cache's limits (none is in use yet).
+ */
 void libaddrres_elf_batch_start(struct addrres_elf *e)
 {
+	e->calls++;
 	libaddrres_arena_free(&e->batch);
+	libaddrres_elf_cache_trim(e, 0);
 }
 
 /*
@@ -590,6 +598,8 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 		int lineno = 0, col = 0;
 		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
 
+		f->dwarf_used = true;
+
 		if (src) {
 			s->src_file = src_path(e, f, line, src);
 			s->line = lineno > 0 ? (unsigned int)lineno : 0;
@@ -636,6 +646,7 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 	unsigned int bits = 4;
 	size_t *slots = NULL, mask;
 
+	libaddrres_elf_file_touch(e, f);
 	while (bits < 8 * sizeof(size_t) - 2 && ((size_t)1 << bits) < 2 * n)
 		bits++;
 	mask = ((size_t)1 << bits) - 1;

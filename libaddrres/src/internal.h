@@ -142,6 +142,8 @@ struct libaddrres_strmap_ent *
 libaddrres_strmap_find(const struct libaddrres_strmap *m, const char *key, size_t n);
 /* Add @key (not in the map yet) with @val: 0 or -ENOMEM. */
 int libaddrres_strmap_add(struct libaddrres_strmap *m, const char *key, size_t n, void *val);
+/* Remove @ent, an entry of @m (its key is the caller's to free). */
+void libaddrres_strmap_del(struct libaddrres_strmap *m, struct libaddrres_strmap_ent *ent);
 void libaddrres_strmap_free(struct libaddrres_strmap *m);
 
 /*

@@ -284,6 +284,34 @@ int libaddrres_strmap_add(struct libaddrres_strmap *m, const char *key, size_t n
 	return 0;
 }
 
+/*
+ * Linear probing's deletion: the entries after @ent up to a free slot
+ * that were placed past it are moved back, so that every probe still
+ * finds them.
+ */
+void libaddrres_strmap_del(struct libaddrres_strmap *m, struct libaddrres_strmap_ent *ent)
+{
+	size_t mask = m->cap - 1, hole = (size_t)(ent - m->ents), j = hole;
+
+	for (;;) {
+		struct libaddrres_strmap_ent *x;
+		size_t home;
+
+		j = (j + 1) & mask;
+		x = &m->ents[j];
+		if (!x->key)
+			break;
+		home = x->hash & mask;
+		/* Stays if its home is cyclically in (hole, j]. */
+		if (hole <= j ? (hole < home && home <= j) : (hole < home || home <= j))
+			continue;
+		m->ents[hole] = *x;
+		hole = j;
+	}
+	memset(&m->ents[hole], 0, sizeof(m->ents[hole]));
+	m->nr--;
+}
+
 void libaddrres_strmap_free(struct libaddrres_strmap *m)
 {
 	free(m->ents);

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -2301,6 +2302,276 @@ out:
 	addrres_elf__free(e);
 }
 
+/* ---- the cache: build IDs, rewritten files, limits ---- */
+
+/*
+ * A copy of fixture @from at @to whose build ID differs in its last byte
+ * (@k): another file to the cache, the same code.  0 or a negative errno.
+ */
+static int copy_other_build_id(const char *from, const char *to, unsigned char k)
+{
+	unsigned char id[ADDRRES_BUILD_ID_MAX], *buf = NULL, *at;
+	size_t id_size = lib_build_id(id);
+	long size;
+	FILE *f;
+	int err = -EIO;
+
+	if (!id_size || strcmp(from, out_file("lib.so")))
+		return -EINVAL;
+	f = fopen(from, "rbe");
+	if (!f)
+		return -errno;
+	if (!fseek(f, 0, SEEK_END) && (size = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
+	    (buf = malloc((size_t)size)) && fread(buf, 1, (size_t)size, f) == (size_t)size)
+		err = 0;
+	fclose(f);
+	at = err ? NULL : memmem(buf, (size_t)size, id, id_size);
+	if (at) {
+		at[id_size - 1] ^= k;
+		f = fopen(to, "wbe");
+		err = f && fwrite(buf, 1, (size_t)size, f) == (size_t)size ? 0 : -EIO;
+		if (f && fclose(f))
+			err = -EIO;
+	} else if (!err) {
+		err = -ENOENT;
+	}
+	free(buf);
+	return err;
+}
+
+static int elf_stats(struct addrres_elf *e, struct addrres_elf_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->sz = sizeof(*st);
+	return addrres_elf__stats(e, st);
+}
+
+/* Five copies of one file (one build ID, one size): read once. */
+static void test_cache_build_id_shared(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf_stats st;
+	struct addrres_elf *e = NULL;
+	struct nm_sym func;
+	char copy[PATH_MAX], msg[512];
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, out_file("lib.so"), func.value, &off);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	for (int i = 0; i < 5; i++) {
+		snprintf(copy, sizeof(copy), "%s/copy-%d.so", out_file("copies"), i);
+		mkdir(out_file("copies"), 0755);
+		CHECK_INT(t, copy_file(out_file("lib.so"), copy), 0);
+		RESOLVE(t, e, copy, NULL, 0, &off, 1, s, msg);
+		CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	}
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.reads, 1);
+	CHECK_U64(t, st.shared, 4);
+	CHECK_U64(t, st.files, 1);
+out:
+	addrres_elf__free(e);
+}
+
+/* A file rewritten in place (same inode): read again, not taken for what it was. */
+static void test_cache_rewritten_in_place(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf_stats st;
+	struct addrres_elf *e = NULL;
+	struct nm_sym func, glob;
+	struct stat before, after;
+	char path[PATH_MAX], msg[512];
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(path, sizeof(path), "%s", out_file("rewritten.so"));
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	NM(t, "pie.nm", "fixture_global", &glob);
+	CHECK_INT(t, copy_file(out_file("lib.so"), path), 0);
+	OFFSET(t, out_file("lib.so"), func.value, &off);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, path, NULL, 0, &off, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK(t, !stat(path, &before));
+	/* copy_file() rewrites in place? it unlinks: write over it instead */
+	{
+		int in = open(out_file("pie"), O_RDONLY | O_CLOEXEC);
+		int out = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		char buf[65536];
+		ssize_t n;
+
+		CHECK(t, in >= 0 && out >= 0);
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			CHECK(t, write(out, buf, (size_t)n) == n);
+		close(in);
+		close(out);
+	}
+	CHECK(t, !stat(path, &after) && after.st_ino == before.st_ino);
+	OFFSET(t, out_file("pie"), glob.value, &off);
+	RESOLVE(t, e, path, NULL, 0, &off, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_global", glob, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.reads, 2);
+out:
+	addrres_elf__free(e);
+}
+
+/* max_files: the least recently used go, and come back when asked again. */
+static void test_cache_max_files(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf_stats st;
+	struct addrres_elf *e = NULL;
+	struct nm_sym func;
+	char copy[PATH_MAX];
+	uint64_t off;
+	int before, err;
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = no_debug_dir(), .max_files = 3);
+	(void)arg;
+	NEED_FIXTURES(t);
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, out_file("lib.so"), func.value, &off);
+	before = count_fds();
+	err = addrres_elf__open(&o, &e);
+	CHECK_INT(t, err, 0);
+	mkdir(out_file("ids"), 0755);
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 1; i <= 8; i++) {
+			snprintf(copy, sizeof(copy), "%s/id-%d.so", out_file("ids"), i);
+			if (!pass)
+				CHECK_INT(t, copy_other_build_id(out_file("lib.so"), copy, (unsigned char)i), 0);
+			CHECK_ERR(t, addrres_elf__resolve(e, copy, &off, 1, s, NULL), 0);
+			CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+			CHECK_INT(t, elf_stats(e, &st), 0);
+			CHECK(t, st.files <= 3);
+			/* a descriptor, two with a debug file: 3 files at most */
+			CHECK(t, count_fds() - before <= 6);
+		}
+	}
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.reads, 16);
+	CHECK_U64(t, st.evicted, 13);
+out:
+	addrres_elf__free(e);
+}
+
+/* max_bytes: a file past the limit goes at the next call; its estimate counts the file. */
+static void test_cache_max_bytes(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf_stats st;
+	struct addrres_elf *e = NULL;
+	struct stat fst;
+	uint64_t off = 0x1000;
+	int err;
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = no_debug_dir(), .max_bytes = 1);
+	(void)arg;
+	NEED_FIXTURES(t);
+	err = addrres_elf__open(&o, &e);
+	CHECK_INT(t, err, 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("pie"), &off, 1, s, NULL), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("nopie"), &off, 1, s, NULL), 0);
+	/* the call kept its own file, and let the other go */
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.files, 1);
+	CHECK_U64(t, st.evicted, 1);
+	addrres_elf__free(e);
+	e = NULL;
+	/* without a limit: the estimate of nopie, made at the next call's start */
+	CHECK(t, !stat(out_file("nopie"), &fst));
+	o.max_bytes = 0;
+	err = addrres_elf__open(&o, &e);
+	CHECK_INT(t, err, 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("nopie"), &off, 1, s, NULL), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("nopie"), &off, 1, s, NULL), 0);
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.files, 1);
+	CHECK(t, st.bytes >= (size_t)fst.st_size);
+out:
+	addrres_elf__free(e);
+}
+
+/* Out of descriptors (RLIMIT_NOFILE): the cache closes files and goes on. */
+static void test_cache_emfile(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf_stats st;
+	struct addrres_elf *e = NULL;
+	struct rlimit old, low;
+	struct nm_sym func;
+	char copy[PATH_MAX];
+	bool lowered = false;
+	uint64_t off;
+	int err;
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = no_debug_dir(), .max_files = 1000);
+	(void)arg;
+	NEED_FIXTURES(t);
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, out_file("lib.so"), func.value, &off);
+	mkdir(out_file("ids"), 0755);
+	for (int i = 1; i <= 24; i++) {
+		snprintf(copy, sizeof(copy), "%s/id-%d.so", out_file("ids"), i);
+		CHECK_INT(t, copy_other_build_id(out_file("lib.so"), copy, (unsigned char)i), 0);
+	}
+	err = addrres_elf__open(&o, &e);
+	CHECK_INT(t, err, 0);
+	CHECK(t, !getrlimit(RLIMIT_NOFILE, &old));
+	low = old;
+	low.rlim_cur = (rlim_t)count_fds() + 12;
+	CHECK(t, !setrlimit(RLIMIT_NOFILE, &low));
+	lowered = true;
+	for (int i = 1; i <= 24; i++) {
+		snprintf(copy, sizeof(copy), "%s/id-%d.so", out_file("ids"), i);
+		CHECK_ERR(t, addrres_elf__resolve(e, copy, &off, 1, s, NULL), 0);
+		CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	}
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK(t, st.evicted > 0);
+out:
+	if (lowered)
+		setrlimit(RLIMIT_NOFILE, &old);
+	addrres_elf__free(e);
+}
+
+/* addrres_elf__drop(): every file closed, the handle usable. */
+static void test_cache_drop(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf_stats st;
+	struct addrres_elf *e = NULL;
+	uint64_t off = 0x1000;
+	int before;
+	char msg[512];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	before = count_fds();
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, out_file("pie"), NULL, 0, &off, 1, s, msg);
+	RESOLVE(t, e, out_file("lib.so"), NULL, 0, &off, 1, s, msg);
+	CHECK(t, count_fds() > before);
+	addrres_elf__drop(e);
+	CHECK_INT(t, count_fds(), before);
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.files, 0);
+	CHECK_U64(t, st.evicted, 2);
+	RESOLVE(t, e, out_file("pie"), NULL, 0, &off, 1, s, msg);
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.reads, 3);
+	addrres_elf__drop(NULL);
+	CHECK_ERR(t, addrres_elf__stats(NULL, &st), -EINVAL);
+out:
+	addrres_elf__free(e);
+}
+
 /* ---- the fixtures ---- */
 
 /* Run fixtures/elf/build.sh into SCRATCH/elf; elf_dir is set if it worked. */
@@ -2353,6 +2624,12 @@ static struct test tests[] = {
 	CASE(test_index_matches_libdwfl),
 	CASE(test_inline_chain),
 	CASE(test_inline_chain_off),
+	CASE(test_cache_build_id_shared),
+	CASE(test_cache_rewritten_in_place),
+	CASE(test_cache_max_files),
+	CASE(test_cache_max_bytes),
+	CASE(test_cache_emfile),
+	CASE(test_cache_drop),
 	CASE(test_elf_addrs),
 	CASE(test_offline_by_build_id),
 	CASE(test_message_kept_by_handle),
