@@ -697,10 +697,11 @@ enum addrres_elf_symtab {
  *	DIR/N); a relative DIR for FILEDIR/DIR/N; an empty element for
  *	FILEDIR/N.  A file found by name must have the build ID of the file
  *	or, if it has none, the CRC32 its .gnu_debuglink gives (a leading '-'
- *	in the string turns that check off).  NULL: "/usr/lib/debug" (where
- *	Debian's -dbgsym and Fedora's -debuginfo packages install them; the
- *	default of libdwfl and so of eu-addr2line, ":.debug:/usr/lib/debug",
- *	also searches FILEDIR and FILEDIR/.debug).  The library never asks
+ *	in the string turns that check off).  NULL: ":.debug:/usr/lib/debug",
+ *	libdwfl's default and so eu-addr2line's: beside the file, in its
+ *	.debug directory, and where Debian's -dbgsym and Fedora's
+ *	-debuginfo packages install them.  Without
+ *	&addrres_elf_opts.debuginfod, the library never asks
  *	debuginfod servers: see addrres_elf__resolve().
  * @no_lines: do not look up source lines (&addrres_elf_sym.src_file stays
  *	NULL): a symbol needs the symbol tables only, a line the DWARF

@@ -42,7 +42,7 @@
 #include "elf_internal.h"
 
 /* Where debug files are looked for when the caller does not say. */
-#define DEFAULT_DEBUG_DIRS "/usr/lib/debug"
+#define DEFAULT_DEBUG_DIRS ":.debug:/usr/lib/debug"
 
 /* ---- libdwfl's callbacks ---- */
 

@@ -883,6 +883,45 @@ out:
 	addrres_elf__free(e);
 }
 
+/*
+ * By default (debug_dirs NULL) as eu-addr2line looks: a .gnu_debuglink's
+ * file beside the binary, and in its .debug directory.
+ */
+static void test_debuglink_default_dirs(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym;
+	char dir[PATH_MAX], lib[PATH_MAX + 32], dbg[PATH_MAX + 64], src[PATH_MAX + 64];
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	snprintf(src, sizeof(src), "%s%s/lib-nobid.debug", out_file("debuglink"), elf_dir);
+	for (int where = 0; where < 2; where++) {
+		snprintf(dir, sizeof(dir), "%s", out_file(where ? "linked-dotdebug" : "linked-beside"));
+		mkdir(dir, 0755);
+		snprintf(lib, sizeof(lib), "%s/lib-nobid-stripped.so", dir);
+		CHECK_INT(t, copy_file(out_file("lib-nobid-stripped.so"), lib), 0);
+		if (where) {
+			snprintf(dbg, sizeof(dbg), "%s/.debug", dir);
+			mkdir(dbg, 0755);
+		}
+		snprintf(dbg, sizeof(dbg), "%s%s/lib-nobid.debug", dir, where ? "/.debug" : "");
+		CHECK_INT(t, copy_file(src, dbg), 0);
+		OFFSET(t, lib, stat_sym.value + 2, &off);
+		CHECK_ERR(t, addrres_elf__open(NULL, &e), 0);
+		CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+		CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 2, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+		CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+		addrres_elf__free(e);
+		e = NULL;
+	}
+out:
+	addrres_elf__free(e);
+}
+
 /* ---- failures ---- */
 
 static void test_build_id_mismatch(struct test *t, const void *arg)
@@ -2613,6 +2652,7 @@ static struct test tests[] = {
 	CASE(test_gnu_debugdata),
 	CASE(test_debug_file_by_build_id),
 	CASE(test_debug_file_by_debuglink),
+	CASE(test_debuglink_default_dirs),
 	CASE(test_no_debuginfod),
 	CASE(test_build_id_mismatch),
 	CASE(test_not_elf),
