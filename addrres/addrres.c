@@ -66,6 +66,17 @@ static void msg(const char *fmt, ...)
 /* A note that does not change the outcome, such as a fallback taken. */
 #define note(...) do { if (!quiet) msg("note: " __VA_ARGS__); } while (0)
 
+/*
+ * The library's messages ("libaddrres: ...\n"): warnings always (an
+ * answer is less than it could be, and why), the others as notes.
+ */
+static int print_library(enum addrres_print_level level, const char *fmt, va_list args)
+{
+	if (level == ADDRRES_DEBUG || (level == ADDRRES_INFO && quiet))
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
 /* ---- usage ---- */
 
 static const char usage_text[] =
@@ -1043,7 +1054,15 @@ struct sym_result {
 	unsigned int line, column;
 	const struct addrres_elf_inline *inlined;
 	size_t nr_inlined;
+	int line_err;		/* why there is no line where the file has DWARF */
 };
+
+/* Why a symbol has no line although its file has DWARF. */
+static const char *line_err__text(int err)
+{
+	return err == -EOPNOTSUPP ? "its DWARF is compressed with zstd, which this libdw cannot read" :
+				    "libdw cannot read its DWARF";
+}
 
 static const char *symtab__name(enum addrres_elf_symtab t)
 {
@@ -1125,6 +1144,9 @@ static void sym_result__print_json(const struct sym_result *sr)
 		putchar(',');
 		json_path("file", sr->src_file);
 		printf(",\"line\":%u,\"column\":%u", sr->line, sr->column);
+	} else if (sr->line_err) {
+		fputs(",\"line_error\":", stdout);
+		json_str(line_err__text(sr->line_err));
 	}
 	if (sr->nr_inlined)
 		inlined__print_json(sr->inlined, sr->nr_inlined);
@@ -1147,6 +1169,8 @@ static void sym_result__print_text(const struct sym_result *sr)
 		putchar(' ');
 		text_str(sr->src_file);
 		printf(":%u", sr->line);
+	} else if (sr->line_err) {
+		printf(" ??:0 (%s)", line_err__text(sr->line_err));
 	}
 	if (sr->nr_inlined)
 		inlined__print_text(sr->name, sr->inlined, sr->nr_inlined);
@@ -1167,6 +1191,7 @@ static void sym_result__set(struct sym_result *sr, const struct addrres_elf_sym 
 	sr->column = sym->column;
 	sr->inlined = sym->inlined;
 	sr->nr_inlined = sym->nr_inlined;
+	sr->line_err = sym->line_err;
 }
 
 static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
@@ -1837,6 +1862,7 @@ int main(int argc, char **argv)
 	};
 	int first = 1;
 
+	addrres_set_print(print_library);
 	/* Options before the command: -q, and help. */
 	while (first < argc && argv[first][0] == '-') {
 		if (!strcmp(argv[first], "-q") || !strcmp(argv[first], "--quiet")) {

@@ -814,6 +814,13 @@ struct addrres_elf_inline {
  *	@nr_inlined is 0 (code of the symbol's own function, no DWARF, or
  *	&addrres_elf_opts.no_inlines or no_lines set).
  * @nr_inlined: the number of @inlined.
+ * @line_err: 0, or why @src_file is NULL although the file (or its debug
+ *	file) has DWARF: -EOPNOTSUPP, its DWARF sections are compressed
+ *	with a method this libdw cannot decompress (zstd, before elfutils
+ *	0.189); -EBADMSG, libdw could not read them.  The print function
+ *	(addrres_set_print()) gets an ADDRRES_WARN message naming the file,
+ *	once.  0 with no @src_file: no DWARF, none for this address, or
+ *	&addrres_elf_opts.no_lines.
  *
  * A name of the symbol table that carries a symbol version, as a debug
  * file's .symtab has them ("memcpy@@GLIBC_2.14", "query_module@GLIBC_2.2.5"),
@@ -839,6 +846,7 @@ struct addrres_elf_sym {
 	unsigned int column;
 	const struct addrres_elf_inline *inlined;
 	size_t nr_inlined;
+	int line_err;
 };
 
 /*

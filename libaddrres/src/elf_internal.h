@@ -102,6 +102,8 @@ struct elf_file {
 	bool told_debuginfod;		/* the message of find_debuginfo() printed */
 	bool dwarf_used;		/* lines or inlines asked: libdw read its DWARF */
 	bool cached;			/* in the cache's list: it owns the file */
+	bool dwarf_checked;		/* line_err is known */
+	int line_err;			/* why its DWARF gives no lines (dwarf_state()) */
 	struct elf_alias *aliases;	/* the keys that name it */
 	size_t nr_aliases;
 	struct elf_file *lru_prev, *lru_next;	/* the cache's, most recent first */

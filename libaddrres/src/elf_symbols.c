@@ -550,6 +550,80 @@ const char *libaddrres_elf_shown_name(struct addrres_elf *e, const char *name)
 	return val;
 }
 
+/*
+ * Whether @elf has DWARF sections (.debug_info, or .zdebug_info), and
+ * whether one of them is still compressed with zstd (libdw decompresses
+ * those it can when it opens them).
+ */
+static void dwarf_sections(Elf *elf, bool *has, bool *zstd)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		GElf_Shdr sh;
+		GElf_Chdr ch;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (strncmp(name, ".debug_", 7) && strncmp(name, ".zdebug_", 8))
+			continue;
+		*has |= !strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info");
+		/* ELFCOMPRESS_ZSTD, 2: <elf.h> of glibc 2.36 does not name it. */
+		if ((sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch) && ch.ch_type == 2)
+			*zstd = true;
+	}
+}
+
+/*
+ * Why @f's DWARF gives no lines, asked once per file where an address
+ * has none: 0 where libdw reads it (the address has no line) or there is
+ * none; -EOPNOTSUPP for sections compressed with zstd that
+ * this libdw cannot decompress; -EBADMSG for any other DWARF it cannot
+ * read.  Said once to the print function, naming the file.
+ */
+static int dwarf_state(struct elf_file *f)
+{
+	const char *file = NULL, *debugfile = NULL;
+	bool has = false, zstd = false;
+	Dwarf_Addr bias;
+	const char *why;
+	Dwarf *dw;
+	int fd;
+
+	dw = dwfl_module_getdwarf(f->mod, &bias);
+	if (dw) {
+		/* libdw 0.188 opens DWARF with zstd sections, and finds nothing in them. */
+		dwarf_sections(dwarf_getelf(dw), &has, &zstd);
+		if (!zstd)
+			return 0;
+	}
+	why = dwfl_errmsg(-1);
+	dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, &file, &debugfile);
+	dwarf_sections(f->elf, &has, &zstd);
+	/* The debug file libdwfl found, as it is on disk. */
+	fd = debugfile ? open(debugfile, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		Elf *d = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+
+		dwarf_sections(d, &has, &zstd);
+		if (d)
+			elf_end(d);
+		close(fd);
+	}
+	if (!has)
+		return 0;
+	libaddrres_print(ADDRRES_WARN, "%s: no source lines: %s%s", debugfile ? debugfile :
+			 file ? file : "(file)",
+			 zstd ? "its DWARF is compressed with zstd, which this libdw cannot decompress (elfutils 0.189 can)" :
+				"libdw cannot read its DWARF: ",
+			 zstd ? "" : why ? why : "?");
+	return zstd ? -EOPNOTSUPP : -EBADMSG;
+}
+
 /* Whether ELF address @addr is in a segment of @f (its memory, .bss too). */
 static bool in_load(const struct elf_facts *f, uint64_t addr)
 {
@@ -604,6 +678,12 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 			s->src_file = src_path(e, f, line, src);
 			s->line = lineno > 0 ? (unsigned int)lineno : 0;
 			s->column = col > 0 ? (unsigned int)col : 0;
+		} else {
+			if (!f->dwarf_checked) {
+				f->dwarf_checked = true;
+				f->line_err = dwarf_state(f);
+			}
+			s->line_err = f->line_err;
 		}
 		if (!e->no_inlines)
 			libaddrres_elf_inline_chain(e, f, mod_addr, s);

@@ -2299,6 +2299,51 @@ out:
 	addrres_elf__free(e);
 }
 
+/*
+ * DWARF compressed with zstd, which elfutils 0.188 cannot decompress: no
+ * line, and the answer and a warning say why.
+ */
+static void test_lines_missing_zstd(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym func;
+	char lib[PATH_MAX], msg[512];
+	struct stat st;
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-zstd.so"));
+	if (stat(lib, &st))
+		SKIP(t, "this objcopy cannot compress with zstd (build.sh made no lib-zstd.so)");
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, lib, func.value, &off);
+	memset(&printed, 0, sizeof(printed));
+	addrres_set_print(record_print);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, lib, NULL, 0, &off, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	if (s[0]->src_file)
+		SKIP(t, "this libdw decompresses zstd (elfutils 0.189 or later)");
+	CHECK_INT(t, s[0]->line_err, -EOPNOTSUPP);
+	CHECK_INT(t, printed.calls, 1);
+	CHECK_INT(t, printed.level, ADDRRES_WARN);
+	CHECK(t, strstr(printed.last, "lib-zstd.so: no source lines") != NULL);
+	CHECK(t, strstr(printed.last, "zstd") != NULL);
+	/* said once per file */
+	RESOLVE(t, e, lib, NULL, 0, &off, 1, s, msg);
+	CHECK_INT(t, s[0]->line_err, -EOPNOTSUPP);
+	CHECK_INT(t, printed.calls, 1);
+	/* a file without DWARF: nothing missing, nothing said */
+	RESOLVE(t, e, out_file("lib-stripped.so"), NULL, 0, &off, 1, s, msg);
+	CHECK(t, s[0] && !s[0]->src_file && s[0]->line_err == 0);
+	CHECK_INT(t, printed.calls, 1);
+out:
+	addrres_set_print(NULL);
+	addrres_elf__free(e);
+}
+
 /* A copy of a batch outlives the next batch and the handle. */
 static void test_syms_dup(struct test *t, const void *arg)
 {
@@ -2675,6 +2720,7 @@ static struct test tests[] = {
 	CASE(test_message_kept_by_handle),
 	CASE(test_print_callback),
 	CASE(test_syms_dup),
+	CASE(test_lines_missing_zstd),
 	CASE(test_inlines_match_libdw),
 	CASE(test_demangle),
 	CASE(test_demangle_off),
