@@ -180,7 +180,6 @@ void addrres_elf__drop(struct addrres_elf *e)
 	libaddrres_strmap_free(&e->srcs);
 	libaddrres_strmap_free(&e->names);
 	libaddrres_arena_free(&e->arena);
-	libaddrres_arena_free(&e->batch);
 }
 
 void addrres_elf__free(struct addrres_elf *e)
@@ -194,7 +193,6 @@ void addrres_elf__free(struct addrres_elf *e)
 	libaddrres_strmap_free(&e->builds);
 	libaddrres_strmap_free(&e->srcs);
 	libaddrres_strmap_free(&e->names);
-	libaddrres_arena_free(&e->batch);
 	libaddrres_arena_free(&e->arena);
 	free(e->syms);
 	free(e->debug_dirs);

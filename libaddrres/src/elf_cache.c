@@ -396,6 +396,8 @@ void libaddrres_elf_file_free(struct elf_file *f)
 	libaddrres_elf_index_free(&f->index);
 	libaddrres_elf_inlines_free(f);
 	libaddrres_arena_free(&f->arena);
+	libaddrres_strmap_free(&f->srcs);
+	libaddrres_strmap_free(&f->answers);
 	free(f->aliases);
 	free(f);
 }

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The functions inlined at an address, from an index of each compilation
- * unit's inlined subroutines.
+ * The functions inlined at an address, from an index of each function's
+ * inlined subroutines.
  *
  * libdw's dwarf_getscopes() walks the unit's DIEs from its root to the
  * address every time it is asked, and dwarf_getscopes_die() walks them
  * again for each inlined function of the chain: what `eu-addr2line -i`
  * does, a few hundred microseconds an address in a large unit.  A
- * profile asks about the same units again and again, so each unit is
- * walked once, on its first address: every DW_TAG_inlined_subroutine with
- * its name, call site and the one it is nested in, and its address ranges
- * flattened into segments that each say which one is innermost there.
- * An address then costs a binary search and the walk up its parents.
+ * profile asks about the same functions again and again, so each is
+ * walked once: a unit, on its first address, for the ranges of its
+ * functions (its top-level DIEs only: DW_AT_sibling skips their
+ * children); a function, on its first address, for every
+ * DW_TAG_inlined_subroutine in it with its name, call site and the one
+ * it is nested in, their address ranges flattened into segments that
+ * each say which one is innermost there.  An address then costs two
+ * binary searches and the walk up its parents.
  *
  * The chain is the one dwarf_getscopes() and dwarf_getscopes_die() give
  * (tests/libaddrres/test_elf.c compares the two on libc): the inlined
@@ -42,11 +45,31 @@ struct inl_seg {
 	int ent;
 };
 
-/* What one unit's walk found. */
-struct cu_inlines {
+/* What one function's walk found. */
+struct fn_inlines {
 	struct inl_ent *ents;
 	struct inl_seg *segs;
 	size_t nr_ents, nr_segs;
+};
+
+/* A function of a unit: its DIE, and its index once an address asked. */
+struct cu_fn {
+	Dwarf_Die die;
+	struct fn_inlines *ix;
+	bool walked;		/* ix built, or failed (NULL) */
+};
+
+/* A range of a function's code. */
+struct cu_range {
+	uint64_t lo, hi;
+	size_t fn;		/* in cu_inlines.fns */
+};
+
+/* What one unit's walk found: its functions' ranges, by address. */
+struct cu_inlines {
+	struct cu_fn *fns;
+	struct cu_range *ranges;
+	size_t nr_fns, nr_ranges;
 };
 
 /* A range of an inlined subroutine, as the walk finds it. */
@@ -206,7 +229,7 @@ static int cmp_range(const void *a, const void *b)
 }
 
 /* From @lo on, @ent is innermost: a later segment at the same start wins. */
-static bool seg_emit(struct cu_inlines *c, size_t *cap, uint64_t lo, int ent)
+static bool seg_emit(struct fn_inlines *c, size_t *cap, uint64_t lo, int ent)
 {
 	struct inl_seg s = { .lo = lo, .ent = ent };
 
@@ -224,7 +247,7 @@ static bool seg_emit(struct cu_inlines *c, size_t *cap, uint64_t lo, int ent)
  * The segments of @w's ranges, which nest: a sweep by start with a stack
  * of the ranges open, the top innermost.
  */
-static bool flatten(struct inl_walk *w, struct cu_inlines *c)
+static bool flatten(struct inl_walk *w, struct fn_inlines *c)
 {
 	struct inl_range **stack;
 	size_t top = 0, cap = 0;
@@ -253,7 +276,7 @@ static bool flatten(struct inl_walk *w, struct cu_inlines *c)
 	return ok;
 }
 
-static void cu_inlines_free(struct cu_inlines *c)
+static void fn_inlines_free(struct fn_inlines *c)
 {
 	if (!c)
 		return;
@@ -262,28 +285,121 @@ static void cu_inlines_free(struct cu_inlines *c)
 	free(c);
 }
 
-/* The index of unit @cu, built now: NULL if memory is short. */
-static struct cu_inlines *cu_index(struct addrres_elf *e, Dwarf_Die *cu)
+static void cu_inlines_free(struct cu_inlines *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nr_fns; i++)
+		fn_inlines_free(c->fns[i].ix);
+	free(c->fns);
+	free(c->ranges);
+	free(c);
+}
+
+/* The index of function @fn of unit @cu, built now: NULL if memory is short. */
+static struct fn_inlines *fn_index(struct addrres_elf *e, Dwarf_Die *cu, Dwarf_Die *fn)
 {
 	struct inl_walk w = { .e = e };
-	struct cu_inlines *c = calloc(1, sizeof(*c));
+	struct fn_inlines *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
 	if (dwarf_getsrcfiles(cu, &w.files, &w.nr_files))
 		w.files = NULL;
-	walk_children(&w, cu, -1, 0);
+	walk_children(&w, fn, -1, 0);
 	if (!w.failed && flatten(&w, c)) {
 		c->ents = w.ents;
 		c->nr_ents = w.nr_ents;
 		w.ents = NULL;
 	} else {
-		cu_inlines_free(c);
+		fn_inlines_free(c);
 		c = NULL;
 	}
 	free(w.ents);
 	free(w.ranges);
 	return c;
+}
+
+/* Where a unit's functions may be: its top level, and namespaces' and modules'. */
+static void walk_functions(struct cu_inlines *c, size_t *fns_cap, size_t *ranges_cap,
+			   Dwarf_Die *die, int depth, bool *failed)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(die, &child))
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (*failed)
+			return;
+		if (tag == DW_TAG_subprogram) {
+			struct cu_fn fn = { .die = child };
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			bool any = false;
+
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				struct cu_range r = { .lo = lo, .hi = hi, .fn = c->nr_fns };
+
+				if (lo >= hi)
+					continue;
+				any = true;
+				if (!grow_push((void **)&c->ranges, &c->nr_ranges, ranges_cap, &r,
+					       sizeof(r)))
+					*failed = true;
+			}
+			if (any && !grow_push((void **)&c->fns, &c->nr_fns, fns_cap, &fn, sizeof(fn)))
+				*failed = true;
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
+			walk_functions(c, fns_cap, ranges_cap, &child, depth + 1, failed);
+		}
+	} while (!dwarf_siblingof(&child, &child));
+}
+
+static int cmp_cu_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The index of unit @cu, built now: NULL if memory is short. */
+static struct cu_inlines *cu_index(Dwarf_Die *cu)
+{
+	struct cu_inlines *c = calloc(1, sizeof(*c));
+	size_t fns_cap = 0, ranges_cap = 0;
+	bool failed = false;
+
+	if (!c)
+		return NULL;
+	walk_functions(c, &fns_cap, &ranges_cap, cu, 0, &failed);
+	if (failed) {
+		cu_inlines_free(c);
+		return NULL;
+	}
+	if (c->nr_ranges)
+		qsort(c->ranges, c->nr_ranges, sizeof(*c->ranges), cmp_cu_range);
+	return c;
+}
+
+/* The function of @c whose code holds unit address @addr: its index, or -1. */
+static long fn_of(const struct cu_inlines *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nr_ranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The one that starts nearest below: functions do not overlap. */
+	if (!lo || addr >= c->ranges[lo - 1].hi)
+		return -1;
+	return (long)c->ranges[lo - 1].fn;
 }
 
 void libaddrres_elf_inlines_free(struct elf_file *f)
@@ -296,7 +412,7 @@ void libaddrres_elf_inlines_free(struct elf_file *f)
 }
 
 /* The innermost inlined subroutine at unit address @addr of @c: -1 if none. */
-static int innermost(const struct cu_inlines *c, uint64_t addr)
+static int innermost(const struct fn_inlines *c, uint64_t addr)
 {
 	size_t lo = 0, hi = c->nr_segs;
 
@@ -315,58 +431,71 @@ static int innermost(const struct cu_inlines *c, uint64_t addr)
 #define INLINE_DEPTH_MAX 64
 
 /*
- * The functions inlined at module address @addr of @f into s->inlined,
- * innermost first.  Nothing where the file has no DWARF for the address
- * or memory is short: the line and symbol stand without it.
+ * The functions inlined at DWARF address @addr of unit @cu of @f (the
+ * unit of the address's line) into s->inlined, innermost first.  Nothing
+ * where memory is short: the line and symbol stand without it.
  */
-void libaddrres_elf_inline_chain(struct addrres_elf *e, struct elf_file *f, uint64_t addr,
-				 struct addrres_elf_sym *s)
+void libaddrres_elf_inline_chain(struct addrres_elf *e, struct elf_file *f, Dwarf_Die *cu,
+				 uint64_t addr, struct addrres_elf_sym *s)
 {
 	struct libaddrres_strmap_ent *ent;
 	struct addrres_elf_inline *frames;
-	struct cu_inlines *c;
-	Dwarf_Addr bias;
-	Dwarf_Die *cu;
+	struct cu_inlines *cus;
+	struct fn_inlines *c;
+	struct cu_fn *fn;
 	Dwarf_Off key;
 	size_t nr = 0;
+	long k;
 	int i;
 
-	cu = dwfl_module_addrdie(f->mod, addr, &bias);
-	if (!cu)
-		return;
 	key = dwarf_dieoffset(cu);
 	ent = libaddrres_strmap_find(&f->cus, (const char *)&key, sizeof(key));
 	if (ent) {
-		c = ent->val;
+		cus = ent->val;
 	} else {
-		char *k = libaddrres_arena_alloc(&f->arena, sizeof(key), 1);
+		char *kb = libaddrres_arena_alloc(&f->arena, sizeof(key), 1);
 
 		/* A unit whose index failed is kept as NULL: not walked again. */
-		c = cu_index(e, cu);
-		if (c)
-			f->index_bytes += c->nr_ents * sizeof(*c->ents) + c->nr_segs * sizeof(*c->segs);
-		if (!k)
+		cus = cu_index(cu);
+		if (cus)
+			f->index_bytes += cus->nr_fns * sizeof(*cus->fns) +
+					  cus->nr_ranges * sizeof(*cus->ranges);
+		if (!kb)
 			goto drop;
-		memcpy(k, &key, sizeof(key));
-		if (libaddrres_strmap_add(&f->cus, k, sizeof(key), c))
+		memcpy(kb, &key, sizeof(key));
+		if (libaddrres_strmap_add(&f->cus, kb, sizeof(key), cus))
 			goto drop;
 	}
+	k = cus ? fn_of(cus, addr) : -1;
+	if (k < 0)
+		return;
+	fn = &cus->fns[k];
+	if (!fn->walked) {
+		fn->walked = true;
+		fn->ix = fn_index(e, cu, &fn->die);
+		if (fn->ix)
+			f->index_bytes += fn->ix->nr_ents * sizeof(*fn->ix->ents) +
+					  fn->ix->nr_segs * sizeof(*fn->ix->segs);
+	}
+	c = fn->ix;
 	if (!c)
 		return;
-	for (i = innermost(c, addr - bias); i >= 0 && nr < INLINE_DEPTH_MAX; i = c->ents[i].parent)
+	for (i = innermost(c, addr); i >= 0 && nr < INLINE_DEPTH_MAX; i = c->ents[i].parent)
 		nr++;
 	if (!nr)
 		return;
-	frames = libaddrres_arena_alloc(&e->batch, nr * sizeof(*frames),
+	/* The file's: the answer keeps them (answer_keep()). */
+	frames = libaddrres_arena_alloc(&f->arena, nr * sizeof(*frames),
 					_Alignof(struct addrres_elf_inline));
+	f->index_bytes += nr * sizeof(*frames);
 	if (!frames)
 		return;
 	nr = 0;
-	for (i = innermost(c, addr - bias); i >= 0 && nr < INLINE_DEPTH_MAX; i = c->ents[i].parent)
+	for (i = innermost(c, addr); i >= 0 && nr < INLINE_DEPTH_MAX; i = c->ents[i].parent)
 		frames[nr++] = c->ents[i].frame;
 	s->inlined = frames;
 	s->nr_inlined = nr;
 	return;
 drop:
-	cu_inlines_free(c);
+	cu_inlines_free(cus);
 }

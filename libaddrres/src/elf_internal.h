@@ -111,18 +111,18 @@ struct elf_file {
 	uint64_t bytes_at;		/* the call of its estimate */
 	size_t bytes;			/* its estimate (file_bytes()) */
 	size_t index_bytes;		/* what its indexes took */
-	struct libaddrres_arena arena;	/* its units' keys (cus) */
+	struct libaddrres_arena arena;	/* its units' keys, answers, inline frames */
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Elf *elf;		/* the module's main ELF, libdwfl's */
 	uint64_t bias;		/* module address - file address: 0, checked */
 	struct elf_facts facts;
 	struct sym_index index;
-	/*
-	 * The last relative source name made absolute, the compilation
-	 * directory it was joined with, and what that made.
-	 */
-	const char *rel_src, *rel_dir, *abs_src;
+	/* (source name, unit) -> the name made absolute (src_path()) */
+	struct libaddrres_strmap srcs;
+	/* ELF address -> the answer there, in arena (answer_keep()) */
+	struct libaddrres_strmap answers;
+	uint64_t dwbias;		/* DWARF address - module address */
 	/* unit DIE offset -> its inlined subroutines (elf_inlines.c) */
 	struct libaddrres_strmap cus;
 };
@@ -145,8 +145,6 @@ struct addrres_elf {
 	struct libaddrres_strmap srcs;	/* source paths made absolute, interned */
 	/* symbol names -> as shown (demangled, without a version), interned */
 	struct libaddrres_strmap names;
-	/* the inline chains of the last resolve: emptied by each */
-	struct libaddrres_arena batch;
 	struct addrres_elf_sym *syms;	/* the results of the last resolve */
 	size_t syms_cap;
 };
@@ -193,8 +191,8 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 
 /* ---- inlined functions: elf_inlines.c ---- */
 
-void libaddrres_elf_inline_chain(struct addrres_elf *e, struct elf_file *f, uint64_t addr,
-				 struct addrres_elf_sym *s);
+void libaddrres_elf_inline_chain(struct addrres_elf *e, struct elf_file *f, Dwarf_Die *cu,
+				 uint64_t addr, struct addrres_elf_sym *s);
 void libaddrres_elf_inlines_free(struct elf_file *f);
 
 #endif /* LIBADDRRES_ELF_INTERNAL_H */

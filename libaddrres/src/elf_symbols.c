@@ -477,18 +477,28 @@ static const char *addrinfo(struct elf_file *f, uint64_t addr, uint64_t *off, ui
  * Out of memory for that, @src.
  */
 static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line *line,
-			    const char *src)
+			    Dwarf_Die *cu, const char *src)
 {
-	const char *dir = src[0] != '/' ? dwfl_line_comp_dir(line) : NULL;
-	const char *abs;
-	char *path;
+	/*
+	 * A line table names its files once, and a file and its unit (whose
+	 * compilation directory it is relative to) say what it became: a
+	 * map by the two pointers spares the directory's lookup and the join
+	 * on all but the first line of each.
+	 */
+	const void *key[2] = { src, cu };
+	struct libaddrres_strmap_ent *ent;
+	const char *dir, *abs;
+	char *path, *k;
 	int len;
 
+	if (src[0] == '/')
+		return src;
+	ent = libaddrres_strmap_find(&f->srcs, (const char *)key, sizeof(key));
+	if (ent)
+		return ent->val;
+	dir = dwfl_line_comp_dir(line);
 	if (!dir || !*dir)
 		return src;
-	/* A line table names its files once: the pointers say which. */
-	if (src == f->rel_src && dir == f->rel_dir)
-		return f->abs_src;
 	len = asprintf(&path, "%s/%s", dir, src);
 	if (len < 0)
 		return src;
@@ -496,22 +506,23 @@ static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line
 	free(path);
 	if (!abs)
 		return src;
-	f->rel_src = src;
-	f->rel_dir = dir;
-	f->abs_src = abs;
+	k = libaddrres_arena_alloc(&f->arena, sizeof(key), _Alignof(void *));
+	if (k) {
+		memcpy(k, key, sizeof(key));
+		libaddrres_strmap_add(&f->srcs, k, sizeof(key), (void *)abs);
+	}
 	return abs;
 }
 
 /* ---- names as shown ---- */
 
 /*
- * The start of each resolve call: the last call's inline chains go, and
- * the files beyond the cache's limits (none is in use yet).
+ * The start of each resolve call: the files beyond the cache's limits go
+ * (none is in use yet).
  */
 void libaddrres_elf_batch_start(struct addrres_elf *e)
 {
 	e->calls++;
-	libaddrres_arena_free(&e->batch);
 	libaddrres_elf_cache_trim(e, 0);
 }
 
@@ -548,6 +559,26 @@ const char *libaddrres_elf_shown_name(struct addrres_elf *e, const char *name)
 	if (!val || libaddrres_strmap_add(&e->names, key, len, (void *)val))
 		return name;
 	return val;
+}
+
+/*
+ * Keep @s, the answer at its address, for the next time the address is
+ * asked (its inline frames are the file's already).  Short of memory, it
+ * is not kept.
+ */
+static void answer_keep(struct elf_file *f, const struct addrres_elf_sym *s)
+{
+	struct addrres_elf_sym *copy = libaddrres_arena_alloc(&f->arena, sizeof(*copy),
+							      _Alignof(struct addrres_elf_sym));
+
+	if (!copy)
+		return;
+	*copy = *s;
+	if (libaddrres_strmap_add(&f->answers, (const char *)&copy->elf_addr,
+				  sizeof(copy->elf_addr), copy))
+		return;
+	/* The copy, its key and the map's slot (at most half full). */
+	f->index_bytes += sizeof(*copy) + 2 * sizeof(struct libaddrres_strmap_ent);
 }
 
 /*
@@ -647,10 +678,20 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 	Elf *symelf = NULL;
 	const char *name;
 
+	struct libaddrres_strmap_ent *ent;
+	uint64_t addr;
+
 	if (elf_addr ? !in_load(&f->facts, val) : !l)
 		return NULL;
+	addr = elf_addr ? val : val - l->offset + l->vaddr;
+	/* Asked before: a profile names its hot addresses batch after batch. */
+	ent = libaddrres_strmap_find(&f->answers, (const char *)&addr, sizeof(addr));
+	if (ent) {
+		*s = *(const struct addrres_elf_sym *)ent->val;
+		return s;
+	}
 	memset(s, 0, sizeof(*s));
-	s->elf_addr = elf_addr ? val : val - l->offset + l->vaddr;
+	s->elf_addr = addr;
 	mod_addr = s->elf_addr + f->bias;
 	name = addrinfo(f, mod_addr, &sym_off, &sym_size, &shndx, &symelf);
 	/*
@@ -671,11 +712,17 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 		Dwfl_Line *line = dwfl_module_getsrc(f->mod, mod_addr);
 		int lineno = 0, col = 0;
 		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
+		Dwarf_Die *cu = line ? dwfl_linecu(line) : NULL;
 
-		f->dwarf_used = true;
+		if (!f->dwarf_used) {
+			Dwarf_Addr dwbias = 0;
 
+			f->dwarf_used = true;
+			dwfl_module_getdwarf(f->mod, &dwbias);
+			f->dwbias = dwbias;
+		}
 		if (src) {
-			s->src_file = src_path(e, f, line, src);
+			s->src_file = src_path(e, f, line, cu, src);
 			s->line = lineno > 0 ? (unsigned int)lineno : 0;
 			s->column = col > 0 ? (unsigned int)col : 0;
 		} else {
@@ -685,9 +732,11 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 			}
 			s->line_err = f->line_err;
 		}
-		if (!e->no_inlines)
-			libaddrres_elf_inline_chain(e, f, mod_addr, s);
+		/* Code with a line: its unit's DWARF may have inlined functions there. */
+		if (!e->no_inlines && cu)
+			libaddrres_elf_inline_chain(e, f, cu, mod_addr - f->dwbias, s);
 	}
+	answer_keep(f, s);
 	return s;
 }
 
