@@ -77,9 +77,14 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
-	/* libaddrres_elf_file_new() made the module's userdata its file (not the vdso's). */
+	/* libaddrres_elf_file_new() made the module's userdata its file. */
 	struct elf_file *f = *userdata;
+	int fd;
 
+	/* A decompressed copy of it, kept by an earlier reader. */
+	fd = f ? libaddrres_elf_debug_cache_find(f, debuginfo_file_name) : -1;
+	if (fd >= 0)
+		return fd;
 	if (urls && *urls && !(f && f->owner->debuginfod)) {
 		/* libdwfl looks for it for the symbols, then again for DWARF. */
 		if (f && !f->told_debuginfod)
@@ -88,12 +93,15 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 					 file_name ? file_name : modname);
 		if (f)
 			f->told_debuginfod = true;
-		return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
-						    debuglink_file, debuglink_crc,
-						    debuginfo_file_name);
+		fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+						  debuglink_file, debuglink_crc, debuginfo_file_name);
+	} else {
+		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						  debuglink_file, debuglink_crc, debuginfo_file_name);
 	}
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					    debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (f && fd >= 0 && *debuginfo_file_name)
+		fd = libaddrres_elf_debug_cache_add(f, fd, debuginfo_file_name);
+	return fd;
 }
 /*
  * An eighth of the descriptors the process may open: each file holds one
@@ -144,6 +152,12 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 	if (!e->max_files)
 		e->max_files = default_max_files();
 	e->max_bytes = LIBADDRRES_OPTS_GET(opts, max_bytes, 0);
+	dirs = LIBADDRRES_OPTS_GET(opts, debug_cache_dir, NULL);
+	if (dirs && *dirs && !(e->debug_cache_dir = strdup(dirs))) {
+		free(e->debug_dirs);
+		free(e);
+		return libaddrres_err(&eb, -ENOMEM, "addrres_elf__open: out of memory");
+	}
 	e->stats.sz = sizeof(e->stats);
 	e->callbacks.find_elf = find_no_elf;
 	e->callbacks.find_debuginfo = find_debuginfo;
@@ -196,6 +210,7 @@ void addrres_elf__free(struct addrres_elf *e)
 	libaddrres_arena_free(&e->arena);
 	free(e->syms);
 	free(e->debug_dirs);
+	free(e->debug_cache_dir);
 	free(e);
 }
 

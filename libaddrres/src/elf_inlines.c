@@ -65,11 +65,18 @@ struct cu_range {
 	size_t fn;		/* in cu_inlines.fns */
 };
 
-/* What one unit's walk found: its functions' ranges, by address. */
+/*
+ * What one unit's walk found so far: its functions' ranges (by address
+ * once sorted), and where the walk goes on.
+ */
 struct cu_inlines {
 	struct cu_fn *fns;
 	struct cu_range *ranges;
-	size_t nr_fns, nr_ranges;
+	size_t nr_fns, nr_ranges, fns_cap, ranges_cap;
+	Dwarf_Die next;		/* the top-level DIE to read next */
+	bool done;		/* every one read */
+	bool sorted;		/* ranges sorted */
+	bool failed;		/* out of memory: no more */
 };
 
 /* A range of an inlined subroutine, as the walk finds it. */
@@ -320,9 +327,35 @@ static struct fn_inlines *fn_index(struct addrres_elf *e, Dwarf_Die *cu, Dwarf_D
 	return c;
 }
 
-/* Where a unit's functions may be: its top level, and namespaces' and modules'. */
-static void walk_functions(struct cu_inlines *c, size_t *fns_cap, size_t *ranges_cap,
-			   Dwarf_Die *die, int depth, bool *failed)
+/*
+ * Record function @die of @c (its ranges, if it has code): whether one
+ * holds @addr.
+ */
+static bool add_function(struct cu_inlines *c, Dwarf_Die *die, uint64_t addr)
+{
+	struct cu_fn fn = { .die = *die };
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	bool any = false, holds = false;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		struct cu_range r = { .lo = lo, .hi = hi, .fn = c->nr_fns };
+
+		if (lo >= hi)
+			continue;
+		any = true;
+		holds |= addr >= lo && addr < hi;
+		if (!grow_push((void **)&c->ranges, &c->nr_ranges, &c->ranges_cap, &r, sizeof(r)))
+			c->failed = true;
+	}
+	c->sorted &= !any;
+	if (any && !grow_push((void **)&c->fns, &c->nr_fns, &c->fns_cap, &fn, sizeof(fn)))
+		c->failed = true;
+	return holds;
+}
+
+/* The functions of a namespace or module, all of them. */
+static void walk_scope(struct cu_inlines *c, Dwarf_Die *die, int depth)
 {
 	Dwarf_Die child;
 
@@ -331,30 +364,32 @@ static void walk_functions(struct cu_inlines *c, size_t *fns_cap, size_t *ranges
 	do {
 		int tag = dwarf_tag(&child);
 
-		if (*failed)
-			return;
-		if (tag == DW_TAG_subprogram) {
-			struct cu_fn fn = { .die = child };
-			Dwarf_Addr base, lo, hi;
-			ptrdiff_t off = 0;
-			bool any = false;
+		if (tag == DW_TAG_subprogram)
+			add_function(c, &child, UINT64_MAX);
+		else if (tag == DW_TAG_namespace || tag == DW_TAG_module)
+			walk_scope(c, &child, depth + 1);
+	} while (!c->failed && !dwarf_siblingof(&child, &child));
+}
 
-			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
-				struct cu_range r = { .lo = lo, .hi = hi, .fn = c->nr_fns };
+/*
+ * Go on through the unit's top-level DIEs (where its functions are, and
+ * in its namespaces and modules) up to the function that holds @addr:
+ * libdw decodes every DIE to find the next one, so a unit is read only
+ * as far as its addresses so far needed.
+ */
+static void walk_functions(struct cu_inlines *c, uint64_t addr)
+{
+	bool found = false;
 
-				if (lo >= hi)
-					continue;
-				any = true;
-				if (!grow_push((void **)&c->ranges, &c->nr_ranges, ranges_cap, &r,
-					       sizeof(r)))
-					*failed = true;
-			}
-			if (any && !grow_push((void **)&c->fns, &c->nr_fns, fns_cap, &fn, sizeof(fn)))
-				*failed = true;
-		} else if (tag == DW_TAG_namespace || tag == DW_TAG_module) {
-			walk_functions(c, fns_cap, ranges_cap, &child, depth + 1, failed);
-		}
-	} while (!dwarf_siblingof(&child, &child));
+	while (!c->done && !found && !c->failed) {
+		int tag = dwarf_tag(&c->next);
+
+		if (tag == DW_TAG_subprogram)
+			found = add_function(c, &c->next, addr);
+		else if (tag == DW_TAG_namespace || tag == DW_TAG_module)
+			walk_scope(c, &c->next, 1);
+		c->done = dwarf_siblingof(&c->next, &c->next) != 0;
+	}
 }
 
 static int cmp_cu_range(const void *a, const void *b)
@@ -364,30 +399,26 @@ static int cmp_cu_range(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* The index of unit @cu, built now: NULL if memory is short. */
+/* The index of unit @cu: nothing read of it yet. */
 static struct cu_inlines *cu_index(Dwarf_Die *cu)
 {
 	struct cu_inlines *c = calloc(1, sizeof(*c));
-	size_t fns_cap = 0, ranges_cap = 0;
-	bool failed = false;
 
 	if (!c)
 		return NULL;
-	walk_functions(c, &fns_cap, &ranges_cap, cu, 0, &failed);
-	if (failed) {
-		cu_inlines_free(c);
-		return NULL;
-	}
-	if (c->nr_ranges)
-		qsort(c->ranges, c->nr_ranges, sizeof(*c->ranges), cmp_cu_range);
+	c->sorted = true;
+	c->done = dwarf_child(cu, &c->next) != 0;
 	return c;
 }
 
-/* The function of @c whose code holds unit address @addr: its index, or -1. */
-static long fn_of(const struct cu_inlines *c, uint64_t addr)
+/* The function of @c whose code holds unit address @addr, among those read. */
+static long fn_search(struct cu_inlines *c, uint64_t addr)
 {
 	size_t lo = 0, hi = c->nr_ranges;
 
+	if (!c->sorted && c->nr_ranges)
+		qsort(c->ranges, c->nr_ranges, sizeof(*c->ranges), cmp_cu_range);
+	c->sorted = true;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -400,6 +431,17 @@ static long fn_of(const struct cu_inlines *c, uint64_t addr)
 	if (!lo || addr >= c->ranges[lo - 1].hi)
 		return -1;
 	return (long)c->ranges[lo - 1].fn;
+}
+
+/* The function of @c that holds @addr: its index in c->fns, or -1. */
+static long fn_of(struct cu_inlines *c, uint64_t addr)
+{
+	long k = fn_search(c, addr);
+
+	if (k >= 0 || c->done || c->failed)
+		return k;
+	walk_functions(c, addr);
+	return fn_search(c, addr);
 }
 
 void libaddrres_elf_inlines_free(struct elf_file *f)
@@ -457,16 +499,17 @@ void libaddrres_elf_inline_chain(struct addrres_elf *e, struct elf_file *f, Dwar
 
 		/* A unit whose index failed is kept as NULL: not walked again. */
 		cus = cu_index(cu);
-		if (cus)
-			f->index_bytes += cus->nr_fns * sizeof(*cus->fns) +
-					  cus->nr_ranges * sizeof(*cus->ranges);
 		if (!kb)
 			goto drop;
 		memcpy(kb, &key, sizeof(key));
 		if (libaddrres_strmap_add(&f->cus, kb, sizeof(key), cus))
 			goto drop;
 	}
-	k = cus ? fn_of(cus, addr) : -1;
+	if (!cus)
+		return;
+	f->index_bytes -= cus->fns_cap * sizeof(*cus->fns) + cus->ranges_cap * sizeof(*cus->ranges);
+	k = fn_of(cus, addr);
+	f->index_bytes += cus->fns_cap * sizeof(*cus->fns) + cus->ranges_cap * sizeof(*cus->ranges);
 	if (k < 0)
 		return;
 	fn = &cus->fns[k];

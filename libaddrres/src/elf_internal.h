@@ -136,6 +136,7 @@ struct addrres_elf {
 	struct addrres_elf_stats stats;
 	bool no_lines, no_inlines, no_demangle, debuginfod;
 	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
+	char *debug_cache_dir;		/* decompressed debug files; NULL: none */
 	Dwfl_Callbacks callbacks;	/* libdwfl keeps a pointer to it */
 	struct libaddrres_arena arena;	/* names' and sources' strings */
 	/* keys malloc'd, each removed with its file (elf_alias) */
@@ -188,6 +189,11 @@ int libaddrres_elf_syms_reserve(struct addrres_elf *e, size_t n, const char *nam
 void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 				 const uint64_t *vals, uint64_t adj, bool elf_addrs, size_t n,
 				 const struct addrres_elf_sym **syms, struct addrres_elf_sym *store);
+
+/* ---- decompressed debug files: elf_debug_cache.c ---- */
+
+int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name);
+int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, char **name);
 
 /* ---- inlined functions: elf_inlines.c ---- */
 
