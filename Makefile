@@ -92,6 +92,7 @@ bench: deps
 	@KERNEL_FLAVOR=bench $(H)/run-vm.sh script bench/guest-bench.sh
 	@bench/upstream-bench.sh
 	@bench/host-bench.sh
+	@bench/elf-bench.sh
 
 distro-build: deps
 	@$(S)/make-tree.sh --lenient
@@ -113,4 +114,4 @@ clean:
 		$(foreach a,$(basename $(notdir $(wildcard config/arch/*.conf))),\
 			build/$(a)/vm build/$(a)/vm-suites build/$(a)/vm-bench build/$(a)/vm-upstream build/$(a)/vm-series \
 			build/$(a)/vm.ktap build/$(a)/kselftest-series \
-			build/$(a)/kselftest build/$(a)/bin) build/upstream-bench
+			build/$(a)/kselftest build/$(a)/bin) build/upstream-bench build/elf-bench

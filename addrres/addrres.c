@@ -152,6 +152,8 @@ static const char usage_text[] =
 "      --debug-dirs=DIRS   ':'-separated directories of separate debug files\n"
 "                          (default :.debug:/usr/lib/debug: beside the file,\n"
 "                          in its .debug/, then in /usr/lib/debug)\n"
+"      --cache-dir=DIR     keep debug files with compressed DWARF decompressed\n"
+"                          in DIR, by build ID: later runs decompress nothing\n"
 "      --maps=FILE         read a saved copy of the maps text instead\n"
 "\n"
 "elf (offline: a file's offsets, or a build ID's):\n"
@@ -161,7 +163,8 @@ static const char usage_text[] =
 "                          with -e, the build ID FILE must have\n"
 "  -a, --addresses         ADDRs are ELF addresses (nm's, eu-addr2line -e's),\n"
 "                          not file offsets (a debug file alone has only those)\n"
-"  -L, --no-lines, --no-inlines, --no-demangle, --debug-dirs=DIRS: as for maps\n"
+"  -L, --no-lines, --no-inlines, --no-demangle, --debug-dirs=DIRS,\n"
+"      --cache-dir=DIR     as for maps\n"
 "      --debuginfod        ask the servers of $DEBUGINFOD_URLS for a debug file\n"
 "                          that the debug directories lack\n"
 "\n"
@@ -839,7 +842,7 @@ struct maps_opts {
 	bool have_pid;
 	int pid;
 	const char *maps_path;
-	const char *debug_dirs;
+	const char *debug_dirs, *cache_dir;
 	enum addrres_procmaps_method method;
 };
 
@@ -856,6 +859,7 @@ static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *fi
 		{ "no-inlines", no_argument, NULL, 'I' },
 		{ "no-demangle", no_argument, NULL, 'N' },
 		{ "debug-dirs", required_argument, NULL, 'D' },
+		{ "cache-dir", required_argument, NULL, 'C' },
 		{ "maps", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -908,6 +912,9 @@ static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *fi
 			break;
 		case 'D':
 			mo->debug_dirs = optarg;
+			break;
+		case 'C':
+			mo->cache_dir = optarg;
 			break;
 		case 'F':
 			mo->maps_path = optarg;
@@ -1301,7 +1308,8 @@ static int maps__open_elf(const struct maps_opts *mo, struct addrres_elf **elf,
 
 	ADDRRES_OPTS(addrres_elf_opts, opts, .debug_dirs = mo->debug_dirs,
 		     .no_lines = !mo->lines, .errbuf = err, .errbuf_sz = err_sz,
-		     .no_inlines = !mo->inlines, .no_demangle = !mo->demangle);
+		     .no_inlines = !mo->inlines, .no_demangle = !mo->demangle,
+		     .debug_cache_dir = mo->cache_dir);
 	r = addrres_elf__open(&opts, elf);
 	if (r == -EOPNOTSUPP) {
 		note("this addrres was built without libdw (LIBELF=0): no ELF symbols");
@@ -1416,7 +1424,7 @@ out:
 
 struct elf_cmd_opts {
 	bool json, lines, inlines, demangle, debuginfod, addresses;
-	const char *path, *debug_dirs;
+	const char *path, *debug_dirs, *cache_dir;
 	unsigned char build_id[ADDRRES_BUILD_ID_MAX];
 	size_t build_id_size;
 };
@@ -1450,6 +1458,7 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 		{ "no-inlines", no_argument, NULL, 'I' },
 		{ "no-demangle", no_argument, NULL, 'N' },
 		{ "debug-dirs", required_argument, NULL, 'D' },
+		{ "cache-dir", required_argument, NULL, 'C' },
 		{ "debuginfod", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1487,6 +1496,9 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 			break;
 		case 'D':
 			eo->debug_dirs = optarg;
+			break;
+		case 'C':
+			eo->cache_dir = optarg;
 			break;
 		case 'U':
 			eo->debuginfod = true;
@@ -1555,7 +1567,8 @@ static int cmd_elf(int argc, char **argv)
 		return ret;
 	ADDRRES_OPTS(addrres_elf_opts, opts, .debug_dirs = eo.debug_dirs, .no_lines = !eo.lines,
 		     .no_inlines = !eo.inlines, .no_demangle = !eo.demangle,
-		     .debuginfod = eo.debuginfod, .errbuf = err, .errbuf_sz = sizeof(err));
+		     .debuginfod = eo.debuginfod, .debug_cache_dir = eo.cache_dir, .errbuf = err,
+		     .errbuf_sz = sizeof(err));
 	ADDRRES_OPTS(addrres_elf_resolve_opts, ropts, .elf_addrs = eo.addresses,
 		     .build_id = eo.build_id_size ? eo.build_id : NULL,
 		     .build_id_size = eo.build_id_size);

@@ -13,8 +13,11 @@
  *    read, its DWARF decompressed); llvm-symbolizer --obj=FILE and
  *    eu-addr2line -i -f -e FILE, one process each, from exec to exit,
  *    the addresses on their stdin;
- *  - next batch: libaddrres, the same handle again; each tool, a process
- *    given the batch twice, less one given it once;
+ *  - next batch: libaddrres, the same handle again (each address's
+ *    answer is kept with its file); each tool, a process given the batch
+ *    twice, less one given it once;
+ *  - other addresses, warm: libaddrres, the same handle, each address
+ *    plus one (the files and their indexes read, no answer kept);
  *  - a second handle: libaddrres, a new handle on the same file after
  *    the first was freed, given the decompressed debug files' directory
  *    -C, which a handle before it filled (untimed): what a new profiler
@@ -139,6 +142,24 @@ static void lib_answer(const struct addrres_elf_sym *s, struct answer *a)
 	a->nr++;
 }
 
+/*
+ * The line of "FILE:LINE:COLUMN" or "FILE:LINE" (a file name may hold
+ * colons): 0 if there is none ("??:0").
+ */
+static unsigned int loc_line(const char *loc)
+{
+	const char *last = strrchr(loc, ':'), *prev;
+
+	if (!last)
+		return 0;
+	for (prev = last - 1; prev > loc && *prev != ':'; prev--)
+		;
+	/* two numbers at the end: line and column */
+	if (*prev == ':' && prev[1] >= '0' && prev[1] <= '9' && last[1] >= '0' && last[1] <= '9')
+		return (unsigned int)strtoul(prev + 1, NULL, 10);
+	return (unsigned int)strtoul(last + 1, NULL, 10);
+}
+
 /* ---- the tools: one process, the batch on stdin @times times ---- */
 
 /*
@@ -225,15 +246,13 @@ static int llvm_parse(char *text, size_t n, struct answer *ans)
 			*block_end = '\0';
 		for (char *fn = strtok_r(p, "\n", &save); fn && a->nr < FRAMES_MAX;
 		     fn = strtok_r(NULL, "\n", &save)) {
-			char *loc = strtok_r(NULL, "\n", &save), *colon;
+			char *loc = strtok_r(NULL, "\n", &save);
 
 			if (!loc)
 				break;
-			colon = strchr(loc, ':');
-			if (!colon || !strcmp(fn, "??"))
-				continue;
-			a->name[a->nr] = strdup(fn);
-			a->line[a->nr++] = (unsigned int)strtoul(colon + 1, NULL, 10);
+			/* "??" for a function DWARF does not name: a frame all the same */
+			a->name[a->nr] = strcmp(fn, "??") ? strdup(fn) : NULL;
+			a->line[a->nr++] = loc_line(loc);
 		}
 		/* "??:0" only: no line */
 		if (a->nr && !a->line[a->nr - 1]) {
@@ -268,24 +287,18 @@ static int eu_parse(char *text, size_t n, struct answer *ans)
 		memset(a, 0, sizeof(*a));
 		line = strtok_r(NULL, "\n", &save);
 		while (line && strncmp(line, "0x", 2)) {
-			char *loc = strtok_r(NULL, "\n", &save), *colon;
+			char *loc = strtok_r(NULL, "\n", &save);
 			char *sp = strchr(line, ' ');
+			unsigned int l;
 
 			if (!loc)
 				return -EPROTO;
-			colon = strrchr(loc, ':');
-			if (colon && colon != loc) {
-				/* FILE:LINE:COLUMN: the line is the field before the last */
-				char *prev = colon - 1;
-
-				while (prev > loc && *prev != ':')
-					prev--;
-				if (*prev == ':' && a->nr < FRAMES_MAX && strcmp(line, "??")) {
-					if (sp)
-						*sp = '\0';
-					a->name[a->nr] = strdup(line);
-					a->line[a->nr++] = (unsigned int)strtoul(prev + 1, NULL, 10);
-				}
+			l = loc_line(loc);
+			if (l && a->nr < FRAMES_MAX) {
+				if (sp)
+					*sp = '\0';
+				a->name[a->nr] = strcmp(line, "??") ? strdup(line) : NULL;
+				a->line[a->nr++] = l;
 			}
 			line = strtok_r(NULL, "\n", &save);
 		}
@@ -384,21 +397,28 @@ static int compare(const struct opts *o, struct tool *tools, size_t nr_tools,
 /* ---- the timing ---- */
 
 enum timed {
-	T_LIB_FIRST, T_LIB_NEXT, T_LIB_SECOND,
+	T_LIB_FIRST, T_LIB_NEXT, T_LIB_OTHER, T_LIB_SECOND,
 	T_LLVM_1, T_LLVM_2, T_EU_1, T_EU_2,
 	NR_TIMED,
 };
 
 static int time_lib(const struct opts *o, const uint64_t *addrs, size_t n, double *first,
-		    double *next, double *second)
+		    double *next, double *other, double *second)
 {
 	const struct addrres_elf_sym **syms = calloc(n, sizeof(*syms));
+	uint64_t *shifted = calloc(n, sizeof(*shifted));
 	struct addrres_elf *e = NULL;
 	double t0;
 	int err;
 
-	if (!syms)
+	if (!syms || !shifted) {
+		free(syms);
+		free(shifted);
 		return -ENOMEM;
+	}
+	/* Other addresses of the same functions: the file read, no answer kept. */
+	for (size_t i = 0; i < n; i++)
+		shifted[i] = addrs[i] + 1;
 	t0 = (bench_now_us() / 1e6);
 	err = lib_open(o, false, &e);
 	if (!err)
@@ -408,6 +428,10 @@ static int time_lib(const struct opts *o, const uint64_t *addrs, size_t n, doubl
 	if (!err)
 		err = lib_resolve(o, e, addrs, n, syms);
 	*next = (bench_now_us() / 1e6) - t0;
+	t0 = (bench_now_us() / 1e6);
+	if (!err)
+		err = lib_resolve(o, e, shifted, n, syms);
+	*other = (bench_now_us() / 1e6) - t0;
 	addrres_elf__free(e);
 	e = NULL;
 	/* A second handle: the cache's copy, which an earlier one made. */
@@ -419,6 +443,7 @@ static int time_lib(const struct opts *o, const uint64_t *addrs, size_t n, doubl
 	*second = (bench_now_us() / 1e6) - t0;
 	addrres_elf__free(e);
 	free(syms);
+	free(shifted);
 	return err;
 }
 
@@ -464,7 +489,7 @@ static int opts_parse(struct opts *o, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const char *const names[NR_TIMED] = {
-		"lib_first", "lib_next", "lib_second", "llvm_1", "llvm_2", "eu_1", "eu_2",
+		"lib_first", "lib_next", "lib_other", "lib_second", "llvm_1", "llvm_2", "eu_1", "eu_2",
 	};
 	struct tool tools[2] = {
 		{ "llvm-symbolizer", { (char *)llvm_symbolizer, "--inlines", "--functions=linkage",
@@ -525,7 +550,7 @@ int main(int argc, char **argv)
 			switch ((step + r) % 3) {
 			case 0:
 				err = time_lib(&o, addrs, n, &t[T_LIB_FIRST][r], &t[T_LIB_NEXT][r],
-					       &t[T_LIB_SECOND][r]);
+					       &t[T_LIB_OTHER][r], &t[T_LIB_SECOND][r]);
 				break;
 			case 1:
 				err = time_tool(&tools[0], addrs, n, 1, &t[T_LLVM_1][r]);
@@ -553,6 +578,7 @@ int main(int argc, char **argv)
 		printf("%-26s %12s %12s\n", "", "first batch", "next batch");
 		printf("%-26s %9.1f ms %9.2f ms\n", "libaddrres (in process)", med[T_LIB_FIRST],
 		       med[T_LIB_NEXT]);
+		printf("%-26s %12s %9.2f ms\n", "  other addresses, warm", "", med[T_LIB_OTHER]);
 		printf("%-26s %9.1f ms\n", o.cache_dir ? "  a second handle (-C)" : "  a second handle",
 		       med[T_LIB_SECOND]);
 		printf("%-26s %9.1f ms %9.2f ms\n", "llvm-symbolizer --inlines", med[T_LLVM_1],
@@ -567,6 +593,8 @@ int main(int argc, char **argv)
 		printf("next_vs_llvm: %.1f\nnext_vs_eu: %.1f\n", llvm_next / med[T_LIB_NEXT],
 		       eu_next / med[T_LIB_NEXT]);
 		printf("second_vs_llvm: %.2f\n", med[T_LLVM_1] / med[T_LIB_SECOND]);
+		printf("other_vs_llvm: %.1f\nother_vs_eu: %.1f\n", llvm_next / med[T_LIB_OTHER],
+		       eu_next / med[T_LIB_OTHER]);
 	}
 out:
 	for (int k = 0; k < NR_TIMED; k++)

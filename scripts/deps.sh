@@ -21,6 +21,9 @@ packages=(
 	libdw-dev elfutils pkg-config clang libclang-rt-14-dev
 	# libaddrres: libiberty's demangler (C++ and Rust names)
 	libiberty-dev
+	# bench/elf-bench.sh: llvm-symbolizer to compare with, and libc's
+	# debug file (compressed DWARF) to symbolize
+	llvm libc6-dbg
 	busybox-static util-linux coreutils
 	# tests/perf: 6.1.192's perf is built with one patch of the series
 	patch

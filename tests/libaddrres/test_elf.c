@@ -2344,6 +2344,85 @@ out:
 	addrres_elf__free(e);
 }
 
+/* Whether the ELF file @path has a section compressed (SHF_COMPRESSED): 1, 0, or -1. */
+static int has_compressed_section(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), any = -1;
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+
+	if (elf)
+		any = 0;
+	while (elf && !any && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		any = gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED);
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return any;
+}
+
+/*
+ * debug_cache_dir: the first handle keeps the compressed debug file
+ * decompressed, by build ID; the next one reads that copy.
+ */
+static void test_debug_cache_dir(struct test *t, const void *arg)
+{
+	unsigned char id[ADDRRES_BUILD_ID_MAX];
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym;
+	char lib[PATH_MAX], cache[PATH_MAX], copy[PATH_MAX + 64], hex[2 * ADDRRES_BUILD_ID_MAX + 1];
+	size_t id_size = lib_build_id(id);
+	struct stat st;
+	uint64_t off;
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = out_file("debug-z"));
+	(void)arg;
+	NEED_FIXTURES(t);
+	CHECK(t, id_size > 1);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-stripped.so"));
+	snprintf(cache, sizeof(cache), "%s", out_file("decompressed"));
+	for (size_t i = 0; i < id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	snprintf(copy, sizeof(copy), "%s/%.2s/%s.debug", cache, hex, hex + 2);
+	o.debug_cache_dir = cache;
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	OFFSET(t, lib, stat_sym.value, &off);
+	memset(&printed, 0, sizeof(printed));
+	addrres_set_print(record_print);
+	for (int handle = 0; handle < 2; handle++) {
+		CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+		CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+		CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+		CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+		addrres_elf__free(e);
+		e = NULL;
+		/* made by the first, once */
+		CHECK(t, !stat(copy, &st));
+		CHECK_INT(t, has_compressed_section(copy), 0);
+		CHECK_INT(t, printed.calls, 1);
+		CHECK(t, strstr(printed.last, "decompressed once") != NULL);
+	}
+	/* the debug file it came from stays as it was */
+	snprintf(copy, sizeof(copy), "%s/.build-id/%.2s/%s.debug", out_file("debug-z"), hex, hex + 2);
+	CHECK_INT(t, has_compressed_section(copy), 1);
+	/* a cache that cannot be made: a warning, and the answers all the same */
+	o.debug_cache_dir = out_file("lib.so");		/* a file, no directory */
+	memset(&printed, 0, sizeof(printed));
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+	CHECK_INT(t, printed.level, ADDRRES_WARN);
+	CHECK(t, strstr(printed.last, "cannot keep a decompressed copy") != NULL);
+out:
+	addrres_set_print(NULL);
+	addrres_elf__free(e);
+}
+
 /* A copy of a batch outlives the next batch and the handle. */
 static void test_syms_dup(struct test *t, const void *arg)
 {
@@ -2721,6 +2800,7 @@ static struct test tests[] = {
 	CASE(test_print_callback),
 	CASE(test_syms_dup),
 	CASE(test_lines_missing_zstd),
+	CASE(test_debug_cache_dir),
 	CASE(test_inlines_match_libdw),
 	CASE(test_demangle),
 	CASE(test_demangle_off),
