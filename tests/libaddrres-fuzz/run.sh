@@ -4,15 +4,19 @@
 #                  modules list, then find_addr, find_name and format on
 #                  what it parsed;
 #   fuzz_procmaps  addrres_procmaps__resolve() on maps text (METHOD_TEXT,
-#                  small text_read_size values included).
+#                  small text_read_size values included);
+#   fuzz_elf       addrres_elf__resolve() on mutated ELF files and debug
+#                  files, seeded with tests/libaddrres/fixtures/elf/'s.
 # Each target checks the library against a reference written from
 # addrres.h and aborts on a difference (see the comments of fuzz_*.c).
 #
 # The library is built with clang -fsanitize=fuzzer-no-link,address,undefined
 # (lib.sh's CFLAGS_SANITIZE, and the coverage that libFuzzer steers by)
-# and LIBELF=0 (the text path then reads no build IDs: the fuzz link needs
-# no libelf, and no input makes the library open a mapped file), in a
-# temporary directory with everything else.  For each target:
+# and LIBELF=0 for the text parsers (the text path then reads no build
+# IDs: no input makes the library open a mapped file), with elfutils for
+# fuzz_elf (elfutils itself is not instrumented: libFuzzer steers by the
+# library's code), in a temporary directory with everything else.  For
+# each target:
 #  1. replay its regression inputs (regress-TARGET/, committed: one per
 #     bug found) and the seeds made from tests/libaddrres/fixtures/;
 #     a failure there fails the test;
@@ -37,10 +41,12 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 # Seconds one input may take before libFuzzer calls it a hang: each takes
 # milliseconds, but a busy host with sanitizers can stall one for seconds.
 INPUT_TIMEOUT=60
-targets=(ksyms procmaps)
+targets=(ksyms procmaps elf)
 # Inputs up to: some 200 symbol lines; a maps line longer than the read
 # buffer of the smallest text_read_size (PATH_MAX + 256 + 1 bytes).
-declare -A max_len=([ksyms]=4096 [procmaps]=8192)
+declare -A max_len=([ksyms]=4096 [procmaps]=8192 [elf]=65536)
+# What each target links besides the library (elfutils and libiberty for fuzz_elf).
+declare -A libs=([ksyms]="" [procmaps]="" [elf]="-ldw -lelf -liberty")
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 
 work=$(mktemp -d)
@@ -90,11 +96,14 @@ fi
 # Only the static library: the shared one would not link (-z defs) without
 # the sanitizers' runtimes, which only a program gets.
 if ! out=$(nice make -s -C "$LIB" OUTPUT="$work/lib" CC="$cc" LIBELF=0 \
-	EXTRA_CFLAGS="-fsanitize=fuzzer-no-link ${CFLAGS_SANITIZE[*]}" "$work/lib/libaddrres.a" 2>&1); then
+	EXTRA_CFLAGS="-fsanitize=fuzzer-no-link ${CFLAGS_SANITIZE[*]}" "$work/lib/libaddrres.a" 2>&1) ||
+	! out=$(nice make -s -C "$LIB" OUTPUT="$work/lib-elf" CC="$cc" \
+	EXTRA_CFLAGS="-fsanitize=fuzzer-no-link ${CFLAGS_SANITIZE[*]}" "$work/lib-elf/libaddrres.a" 2>&1); then
 	printf '%s\n' "$out" | tail -n 20 | ktap_diag
 	all_results fail "make of the library with $cc and the sanitizers failed"
 	exit 0
 fi
+declare -A lib_dir=([ksyms]=lib [procmaps]=lib [elf]=lib-elf)
 
 # --- the seeds: the fixtures of tests/libaddrres, with a header each --------
 
@@ -114,7 +123,7 @@ seed() { # out header file...
 	} >"$out"
 }
 
-mkdir -p "$work/seeds/ksyms" "$work/seeds/procmaps"
+mkdir -p "$work/seeds/ksyms" "$work/seeds/procmaps" "$work/seeds/elf"
 # Queries of fuzz_ksyms, after the symbols and modules files.
 cat >"$work/queries" <<'EOF'
 helper
@@ -189,6 +198,26 @@ for f in "$FIXTURES"/corrupt-*.maps; do
 	seed "$p/$(basename "$f" .maps)-read-5.maps" '\005\025\125\125\125\125\125\125' "$f"
 done
 
+# The header of fuzz_elf: flags (file offsets or ELF addresses, a debug
+# file after "@@"), the seeds of the offsets; the files of test_elf.c.
+e=$work/seeds/elf
+if sh "$FIXTURES/elf/build.sh" "$work/elf" >"$work/elf.log" 2>&1; then
+	for f in pie nopie lib.so lib-stripped.so lib-minidebuginfo.so lib-nobid-stripped.so \
+		names.so syms.so syms-huge.so; do
+		seed "$e/$f" '\000\001\020\040\100\002\003\004' "$work/elf/$f"
+		seed "$e/$f.addrs" '\001\001\020\040\100\002\003\004' "$work/elf/$f"
+	done
+	id=$(cat "$work/elf/lib.so.build-id")
+	seed "$e/lib-stripped+debug" '\010\001\020\040\100\002\003\004' "$work/elf/lib-stripped.so" \
+		"$work/elf/debug/.build-id/${id:0:2}/${id:2}.debug"
+	seed "$e/lib-stripped+zlib-debug" '\010\001\020\040\100\002\003\004' \
+		"$work/elf/lib-stripped.so" "$work/elf/debug-z/.build-id/${id:0:2}/${id:2}.debug"
+else
+	tail -n 5 "$work/elf.log" >&2
+	# Without them fuzz_elf starts from nothing: said, not hidden.
+	printf 'fuzz_elf: tests/libaddrres/fixtures/elf/build.sh failed: no seeds\n' >&2
+fi
+
 # --- each target -----------------------------------------------------------
 
 # The report in log $1: from the first line of the target's own message,
@@ -214,9 +243,11 @@ keep() { # target file log
 
 fuzz_target() { # target
 	local t=$1 name="libaddrres-fuzz: fuzz_$1" bin=$work/fuzz_$1 out rc log kept
-	local corpora=() inputs=() artifact stats start
+	local corpora=() inputs=() artifact stats start link=()
+	read -r -a link <<<"${libs[$t]}"
 	if ! out=$(nice "$cc" "${CFLAGS_STRICT[@]}" -fsanitize=fuzzer "${CFLAGS_SANITIZE[@]}" \
-		-I "$LIB/include" -o "$bin" "$HERE/fuzz_$t.c" "$work/lib/libaddrres.a" 2>&1); then
+		-I "$LIB/include" -o "$bin" "$HERE/fuzz_$t.c" "$work/${lib_dir[$t]}/libaddrres.a" \
+		"${link[@]}" 2>&1); then
 		printf '%s\n' "$out" | tail -n 20 | ktap_diag
 		ktap_result fail "$name" "compiling fuzz_$t.c failed"
 		return
