@@ -1082,6 +1082,8 @@ static const char *symtab__name(enum addrres_elf_symtab t)
 		return "gnu_debugdata";
 	case ADDRRES_ELF_SYMTAB_DEBUG_FILE:
 		return "debug_file";
+	case ADDRRES_ELF_SYMTAB_PERF_MAP:
+		return "perf_map";
 	default:
 		return "none";
 	}
@@ -1262,10 +1264,14 @@ static void maps__print_text(const struct maps_opts *mo, uint64_t addr,
 	putchar('\n');
 }
 
-/* Whether the ELF symbolizer can say something of a VMA's addresses. */
+/*
+ * Whether the ELF symbolizer can say something of a VMA's addresses: a
+ * file, the vdso, anonymous code (a JIT's perf map).
+ */
 static bool vma__has_elf(const struct addrres_vma *vma)
 {
-	return vma && (vma->inode || !strcmp(vma->name, "[vdso]"));
+	return vma && (vma->inode || !strcmp(vma->name, "[vdso]") ||
+		       ((vma->flags & ADDRRES_VMA_EXECUTABLE) && vma->name[0] != '['));
 }
 
 /*

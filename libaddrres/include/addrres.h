@@ -673,6 +673,10 @@ LIBADDRRES_API int addrres_procmaps__stats(const struct addrres_procmaps *pm,
  *	ships its binaries: the static functions that .dynsym lacks).
  * @ADDRRES_ELF_SYMTAB_DEBUG_FILE: the .symtab of a separate debug file,
  *	found by build ID or .gnu_debuglink (&addrres_elf_opts.debug_dirs).
+ * @ADDRRES_ELF_SYMTAB_PERF_MAP: the perf map of a process's JIT code
+ *	(/tmp/perf-PID.map): anonymous executable memory, see
+ *	addrres_elf__resolve_vma().  &addrres_elf_sym.elf_addr is then the
+ *	address itself.
  */
 enum addrres_elf_symtab {
 	ADDRRES_ELF_SYMTAB_NONE = 0,
@@ -680,6 +684,7 @@ enum addrres_elf_symtab {
 	ADDRRES_ELF_SYMTAB_DYNSYM,
 	ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA,
 	ADDRRES_ELF_SYMTAB_DEBUG_FILE,
+	ADDRRES_ELF_SYMTAB_PERF_MAP,
 };
 
 /**
@@ -1080,7 +1085,13 @@ LIBADDRRES_API int addrres_elf__resolve(struct addrres_elf *e, const char *path,
  * and those that may ptrace it may read).  Its symbols are those of its
  * .dynsym, or of a debug file of its build ID in
  * &addrres_elf_opts.debug_dirs (where the kernel's debug package put
- * one).  Other VMAs without a file fail with -ENOENT.
+ * one).  Anonymous executable memory (not a "[...]" VMA) is a JIT's
+ * code: its functions are those of the perf map the runtime writes,
+ * /tmp/perf-PID.map ("START SIZE NAME" a line, hex; the process's own
+ * /tmp, by its PID in its PID namespace, else ours), read again when it
+ * grew; an address no line holds gets NULL, a line that does not parse
+ * is skipped with a warning to the print function.  Other VMAs without a
+ * file, and JIT code without a map, fail with -ENOENT.
  *
  * Return: 0 on success; -EINVAL for invalid arguments, or an address
  * outside @vma; -ENOENT for a VMA without a file (but the vdso), or a

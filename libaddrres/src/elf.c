@@ -190,6 +190,7 @@ void addrres_elf__drop(struct addrres_elf *e)
 	if (!e)
 		return;
 	libaddrres_elf_cache_drop(e);
+	libaddrres_elf_perf_maps_free(e);
 	/* Names and sources of the answers given: none is valid any more. */
 	libaddrres_strmap_free(&e->srcs);
 	libaddrres_strmap_free(&e->names);
@@ -208,6 +209,7 @@ void addrres_elf__free(struct addrres_elf *e)
 	libaddrres_strmap_free(&e->srcs);
 	libaddrres_strmap_free(&e->names);
 	libaddrres_arena_free(&e->arena);
+	libaddrres_elf_perf_maps_free(e);
 	free(e->syms);
 	free(e->debug_dirs);
 	free(e->debug_cache_dir);
@@ -393,6 +395,9 @@ static int resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma 
 		libaddrres_elf_resolve_file(e, f, addrs, -vma->start, false, n, syms, store);
 		return 0;
 	}
+	/* Anonymous code: a JIT's, named in its perf map if it writes one. */
+	if (!vma->inode && (vma->flags & ADDRRES_VMA_EXECUTABLE) && vname[0] != '[')
+		return libaddrres_elf_perf_map_resolve(e, pid, vma, name, addrs, n, syms, store);
 	if (!vma->inode)
 		return libaddrres_err(&e->eb, -ENOENT, "%s: no file is mapped there", name);
 	dev = (uint64_t)makedev(vma->dev_major, vma->dev_minor);

@@ -137,6 +137,8 @@ struct addrres_elf {
 	bool no_lines, no_inlines, no_demangle, debuginfod;
 	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
 	char *debug_cache_dir;		/* decompressed debug files; NULL: none */
+	struct perf_map **perf_maps;	/* JIT symbols, by process (elf_perfmap.c) */
+	size_t nr_perf_maps;
 	Dwfl_Callbacks callbacks;	/* libdwfl keeps a pointer to it */
 	struct libaddrres_arena arena;	/* names' and sources' strings */
 	/* keys malloc'd, each removed with its file (elf_alias) */
@@ -194,6 +196,14 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 
 int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name);
 int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, char **name);
+
+/* ---- JIT code: elf_perfmap.c ---- */
+
+struct perf_map;
+int libaddrres_elf_perf_map_resolve(struct addrres_elf *e, int pid, const struct addrres_vma *vma,
+				    const char *name, const uint64_t *addrs, size_t n,
+				    const struct addrres_elf_sym **syms, struct addrres_elf_sym *store);
+void libaddrres_elf_perf_maps_free(struct addrres_elf *e);
 
 /* ---- inlined functions: elf_inlines.c ---- */
 

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=55
+cases=56
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -444,6 +444,34 @@ else
 fi
 kill "$dfd" 2>/dev/null || true
 wait "$dfd" 2>/dev/null || true
+
+# JIT code: a process with anonymous executable memory and a perf map.
+name="addrres: maps: anonymous code named by the process's /tmp/perf-PID.map"
+python3 -c '
+import ctypes, mmap, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_long]
+base = libc.mmap(None, 8192, mmap.PROT_READ | mmap.PROT_EXEC,
+                 mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+with open("/tmp/perf-%d.map" % os.getpid(), "w") as f:
+    f.write("%x 40 jit_function (compiled)\n" % base)
+print("%x" % base, flush=True)
+time.sleep(60)' >"$work/jit.out" &
+jit=$!
+for _ in $(seq 100); do [ -s "$work/jit.out" ] && break; sleep 0.05; done
+jit_base=$(cat "$work/jit.out")
+if [ -n "$jit_base" ] && grep -q "^$jit_base-" "/proc/$jit/maps"; then
+	expect "maps: anonymous code named by the process's /tmp/perf-PID.map" 0 \
+		"0x$(printf %x $((0x$jit_base + 0x10))) [anon]+0x10 jit_function (compiled)+0x10" "" \
+		maps -p "$jit" "$(printf %x $((0x$jit_base + 0x10)))"
+else
+	ktap_result fail "$name" "the JIT-like process did not map its code (got \"$jit_base\")"
+fi
+kill "$jit" 2>/dev/null || true
+wait "$jit" 2>/dev/null || true
+rm -f "/tmp/perf-$jit.map"
 
 expect "maps without -p is a usage error (2)" 2 "" '-p PID is required' maps 1000
 expect "an unknown command is a usage error (2)" 2 "" 'frobnicate: unknown command' frobnicate

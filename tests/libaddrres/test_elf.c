@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -2423,6 +2424,80 @@ out:
 	addrres_elf__free(e);
 }
 
+/*
+ * JIT code: anonymous executable memory named by /tmp/perf-PID.map, the
+ * latest line winning, read again as it grows; a malformed line said.
+ */
+static void test_perf_map(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[3];
+	const struct addrres_vma *v[3];
+	struct addrres_procmaps *pm = NULL;
+	struct addrres_elf *e = NULL;
+	char map[64] = "", msg[512];
+	uint64_t base, addrs[3];
+	void *code;
+	FILE *f;
+
+	(void)arg;
+	code = mmap(NULL, 2 * 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		FAIL(t, "mmap: %s", err_name(-errno));
+	base = (uintptr_t)code;
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(map, "we");
+	CHECK(t, f != NULL);
+	fprintf(f, "%llx 40 jit_one\n0x%llx 20 jit two (old)\nnot a line\n%llx 20 jit two\n",
+		(unsigned long long)base, (unsigned long long)base + 0x40,
+		(unsigned long long)base + 0x40);
+	CHECK(t, !fclose(f));
+	addrs[0] = base + 0x10;
+	addrs[1] = base + 0x50;
+	addrs[2] = base + 0x1000;
+	CHECK_ERR(t, addrres_procmaps__open(NULL, &pm), 0);
+	CHECK_ERR(t, addrres_procmaps__resolve(pm, addrs, 3, v), 0);
+	CHECK(t, v[0] && v[0]->inode == 0 && (v[0]->flags & ADDRRES_VMA_EXECUTABLE));
+	memset(&printed, 0, sizeof(printed));
+	addrres_set_print(record_print);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	CHECK_ERR(t, addrres_elf__resolve_vmas(e, 0, addrs, v, 3, s, NULL), 0);
+	CHECK(t, s[0] && s[1] && !s[2]);
+	CHECK_STR(t, s[0]->name, "jit_one");
+	CHECK_U64(t, s[0]->offset, 0x10);
+	CHECK_U64(t, s[0]->elf_addr, addrs[0]);
+	CHECK_INT(t, s[0]->symtab, ADDRRES_ELF_SYMTAB_PERF_MAP);
+	CHECK_STR(t, s[1]->name, "jit two");
+	CHECK_U64(t, s[1]->offset, 0x10);
+	CHECK_INT(t, printed.calls, 1);
+	CHECK_INT(t, printed.level, ADDRRES_WARN);
+	CHECK(t, strstr(printed.last, ":3: ") != NULL);
+	/* the runtime compiles more: the map grows, and is read again */
+	f = fopen(map, "ae");
+	CHECK(t, f != NULL);
+	fprintf(f, "%llx 100 jit_three\n", (unsigned long long)base + 0x1000);
+	CHECK(t, !fclose(f));
+	CHECK_ERR(t, addrres_elf__resolve_vmas(e, 0, addrs, v, 3, s, NULL), 0);
+	CHECK(t, s[2] != NULL);
+	CHECK_STR(t, s[2]->name, "jit_three");
+	/* no map: -ENOENT, the message naming it */
+	unlink(map);
+	{
+		int errs[1];
+
+		CHECK_ERR(t, addrres_elf__resolve_vmas(e, 0, addrs, v, 1, s, errs), 0);
+		CHECK_INT(t, errs[0], -ENOENT);
+	}
+	CHECK(t, strstr(addrres_elf__errmsg(e), map) != NULL);
+out:
+	addrres_set_print(NULL);
+	if (map[0])
+		unlink(map);
+	addrres_elf__free(e);
+	addrres_procmaps__free(pm);
+	if (code != MAP_FAILED)
+		munmap(code, 2 * 4096);
+}
+
 /* A copy of a batch outlives the next batch and the handle. */
 static void test_syms_dup(struct test *t, const void *arg)
 {
@@ -2801,6 +2876,7 @@ static struct test tests[] = {
 	CASE(test_syms_dup),
 	CASE(test_lines_missing_zstd),
 	CASE(test_debug_cache_dir),
+	CASE(test_perf_map),
 	CASE(test_inlines_match_libdw),
 	CASE(test_demangle),
 	CASE(test_demangle_off),
