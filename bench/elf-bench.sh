@@ -25,7 +25,7 @@ mkdir -p "$out/gen"
 make -s -C "$TOP/libaddrres" OUTPUT="$out/libaddrres" CC="$HOST_CC" ||
 	die "cannot build libaddrres for the host"
 "$HOST_CC" "${CFLAGS_STRICT[@]}" -O2 -I "$TOP/libaddrres/include" -o "$out/elf-bench" \
-	"$TOP/bench/elf-bench.c" "$out/libaddrres/libaddrres.a" -ldw -lelf -liberty ||
+	"$TOP/bench/elf-bench.c" "$out/libaddrres/libaddrres.a" "${LIBADDRRES_ELF_LIBS[@]}" ||
 	die "cannot build bench/elf-bench.c for the host"
 
 # gen_source NAME: 600 functions, each calling two static inline helpers

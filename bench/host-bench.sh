@@ -13,7 +13,7 @@ mkdir -p "$out"
 make -s -C "$TOP/libaddrres" OUTPUT="$out/libaddrres" CC="$HOST_CC" ||
 	die "cannot build libaddrres for the host"
 "$HOST_CC" "${CFLAGS_STRICT[@]}" -O2 -I "$TOP/libaddrres/include" -o "$out/symbolize-bench" \
-	"$TOP/bench/symbolize-bench.c" "$out/libaddrres/libaddrres.a" -ldw -lelf -liberty ||
+	"$TOP/bench/symbolize-bench.c" "$out/libaddrres/libaddrres.a" "${LIBADDRRES_ELF_LIBS[@]}" ||
 	die "cannot build bench/symbolize-bench.c for the host"
 echo "## libaddrres against eu-addr2line --pid (host, $(uname -r))"
 TMPDIR=${TMPDIR:-/tmp} "$out/symbolize-bench" -l "$out/libaddrres/libaddrres.so.0" "$@"

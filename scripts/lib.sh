@@ -202,6 +202,9 @@ HOST_CC=${CC:-gcc}
 CFLAGS_STRICT=(-std=gnu11 -Wall -Wextra -Werror)
 # shellcheck disable=SC2054 # the commas are the option's
 CFLAGS_SANITIZE=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all)
+# What a program linked against libaddrres.a (with elfutils) links besides:
+# its Libs.private (libaddrres/Makefile's LIBS_PRIVATE).
+LIBADDRRES_ELF_LIBS=(-ldw -lelf -liberty -llzma)
 
 # perf from a kernel source, without the optional libraries the tests do
 # not use, so that it builds with the packages of scripts/deps.sh alone:

@@ -754,6 +754,13 @@ enum addrres_elf_symtab {
  *	10.4 MB); the library never removes a copy.  NULL (the default):
  *	none, each handle decompresses what it reads.
  *
+ * @max_debugdata: how many bytes a file's MiniDebugInfo (.gnu_debugdata,
+ *	xz) may decompress to; past it, libdwfl, which decompresses it whole
+ *	with no limit, never sees it (78 KB can stand for 512 MB), the
+ *	symbols come from .dynsym, and the print function gets a warning
+ *	naming the file.  Counted by decompressing it once more, stopped
+ *	at the cap.  0: 64 MiB (real MiniDebugInfo is a few MiB at most).
+ *
  * Past either limit, the files used least recently are closed (never
  * one that the current call uses), at the start of a resolve call and
  * before a file is read.  Where an open fails with EMFILE, the files not
@@ -773,6 +780,7 @@ struct addrres_elf_opts {
 	size_t max_files;
 	size_t max_bytes;
 	const char *debug_cache_dir;
+	size_t max_debugdata;
 };
 
 /**

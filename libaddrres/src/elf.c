@@ -152,6 +152,7 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 	if (!e->max_files)
 		e->max_files = default_max_files();
 	e->max_bytes = LIBADDRRES_OPTS_GET(opts, max_bytes, 0);
+	e->max_debugdata = libaddrres_elf_max_debugdata(LIBADDRRES_OPTS_GET(opts, max_debugdata, 0));
 	dirs = LIBADDRRES_OPTS_GET(opts, debug_cache_dir, NULL);
 	if (dirs && *dirs && !(e->debug_cache_dir = strdup(dirs))) {
 		free(e->debug_dirs);

@@ -447,6 +447,12 @@ int libaddrres_elf_file_new(struct addrres_elf *e, int fd, const char *name,
 		err = libaddrres_err(&e->eb, -ENOMEM, "%s: libdwfl: %s", name, dwfl_errmsg(-1));
 		goto fail;
 	}
+	/* A MiniDebugInfo too large to decompress is hidden from libdwfl. */
+	fd = libaddrres_elf_debugdata_guard(e, fd, name);
+	if (fd < 0) {
+		err = fd;
+		goto fail;
+	}
 	dwfl_report_begin(f->dwfl);
 	f->mod = dwfl_report_elf(f->dwfl, base_name(name), name, fd, 0, true);
 	if (!f->mod) {

@@ -137,6 +137,7 @@ struct addrres_elf {
 	bool no_lines, no_inlines, no_demangle, debuginfod;
 	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
 	char *debug_cache_dir;		/* decompressed debug files; NULL: none */
+	size_t max_debugdata;		/* the cap on .gnu_debugdata (elf_debugdata.c) */
 	struct perf_map **perf_maps;	/* JIT symbols, by process (elf_perfmap.c) */
 	size_t nr_perf_maps;
 	Dwfl_Callbacks callbacks;	/* libdwfl keeps a pointer to it */
@@ -196,6 +197,11 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 
 int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name);
 int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, char **name);
+
+/* ---- MiniDebugInfo's cap: elf_debugdata.c ---- */
+
+size_t libaddrres_elf_max_debugdata(size_t opt);
+int libaddrres_elf_debugdata_guard(struct addrres_elf *e, int fd, const char *name);
 
 /* ---- JIT code: elf_perfmap.c ---- */
 

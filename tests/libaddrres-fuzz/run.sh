@@ -46,7 +46,7 @@ targets=(ksyms procmaps elf)
 # buffer of the smallest text_read_size (PATH_MAX + 256 + 1 bytes).
 declare -A max_len=([ksyms]=4096 [procmaps]=8192 [elf]=65536)
 # What each target links besides the library (elfutils and libiberty for fuzz_elf).
-declare -A libs=([ksyms]="" [procmaps]="" [elf]="-ldw -lelf -liberty")
+declare -A libs=([ksyms]="" [procmaps]="" [elf]="${LIBADDRRES_ELF_LIBS[*]}")
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 
 work=$(mktemp -d)

@@ -79,7 +79,7 @@ fi
 # util.c, which every part links, reads build IDs with libelf.
 unit_test test_ksyms -lelf
 unit_test test_procmaps -lelf
-unit_test test_elf -ldw -lelf -liberty
+unit_test test_elf "${LIBADDRRES_ELF_LIBS[@]}"
 
 # --- 2. exports ------------------------------------------------------------
 
@@ -298,7 +298,7 @@ else
 	if ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" -I "$LIB/include" -o "$work/noelf" \
 		"$work/noelf.c" "$work/noelf-lib/libaddrres.a" 2>&1); then
 		printf '%s\n' "$out" | tail -n 20 | ktap_diag
-		ktap_result fail "$name" "a program does not link against it without -ldw -lelf -liberty"
+		ktap_result fail "$name" "a program does not link against it without ${LIBADDRRES_ELF_LIBS[*]}"
 	elif ! out=$("$work/noelf" 2>&1) || [ "${out%% (*}" != "1 NULL addrres_elf__open: libaddrres was built without elfutils" ]; then
 		printf '%s\n' "$out" | ktap_diag
 		ktap_result fail "$name" "addrres_elf__open() did not fail with -EOPNOTSUPP"

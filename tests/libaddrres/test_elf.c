@@ -2498,6 +2498,58 @@ out:
 		munmap(code, 2 * 4096);
 }
 
+/*
+ * max_debugdata: a MiniDebugInfo that decompresses to more is not read,
+ * and said; the symbols come from .dynsym.
+ */
+static void test_debugdata_cap(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[2];
+	struct addrres_elf *e = NULL;
+	struct nm_sym func, stat_sym;
+	char lib[PATH_MAX], msg[512];
+	uint64_t offs[2];
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = no_debug_dir(), .max_debugdata = 64);
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-minidebuginfo.so"));
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	OFFSET(t, lib, func.value, &offs[0]);
+	OFFSET(t, lib, stat_sym.value, &offs[1]);
+	memset(&printed, 0, sizeof(printed));
+	addrres_set_print(record_print);
+	/* under the default cap: its .symtab, the static function too */
+	OPEN(t, e, no_debug_dir(), true, msg);
+	RESOLVE(t, e, lib, NULL, 0, offs, 2, s, msg);
+	CHECK_SYM(t, s[1], "fixture_lib_static", stat_sym, 0, ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA);
+	CHECK_INT(t, printed.calls, 0);
+	addrres_elf__free(e);
+	e = NULL;
+	/* a cap of 64 bytes: .dynsym, and a warning */
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	RESOLVE(t, e, lib, NULL, 0, offs, 2, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_DYNSYM);
+	CHECK(t, !s[1] || !s[1]->name || strcmp(s[1]->name, "fixture_lib_static"));
+	CHECK_INT(t, printed.calls, 1);
+	CHECK_INT(t, printed.level, ADDRRES_WARN);
+	CHECK(t, strstr(printed.last, "lib-minidebuginfo.so: its .gnu_debugdata decompresses to more than 64 bytes") != NULL);
+	addrres_elf__free(e);
+	e = NULL;
+	/* a bomb under the default cap (64 MiB): not decompressed by libdwfl */
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-bomb.so"));
+	memset(&printed, 0, sizeof(printed));
+	OPEN(t, e, no_debug_dir(), true, msg);
+	RESOLVE(t, e, lib, NULL, 0, offs, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_DYNSYM);
+	CHECK_INT(t, printed.calls, 1);
+	CHECK(t, strstr(printed.last, "lib-bomb.so: its .gnu_debugdata decompresses to more than") != NULL);
+out:
+	addrres_set_print(NULL);
+	addrres_elf__free(e);
+}
+
 /* A copy of a batch outlives the next batch and the handle. */
 static void test_syms_dup(struct test *t, const void *arg)
 {
@@ -2877,6 +2929,7 @@ static struct test tests[] = {
 	CASE(test_lines_missing_zstd),
 	CASE(test_debug_cache_dir),
 	CASE(test_perf_map),
+	CASE(test_debugdata_cap),
 	CASE(test_inlines_match_libdw),
 	CASE(test_demangle),
 	CASE(test_demangle_off),
