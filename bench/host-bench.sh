@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The benchmark `make bench` runs on the host: symbolize-bench's process
 # part (libaddrres against eu-addr2line --pid, on a process with about 700
-# VMAs made of copies of libaddrres.so) needs libdw, which the guest
-# programs are built without, and measures user-space work that the
-# emulator would only slow down.  Its kernel part runs here on the host's
-# kernel and, in the guest, on ours (guest-bench.sh).
+# VMAs made of copies of libaddrres.so) measures user-space work that the
+# emulator would only slow down, and needs eu-addr2line, which the arm64
+# guest's root lacks.  Its kernel part runs here on the host's kernel and,
+# in the guest, on ours (guest-bench.sh).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 

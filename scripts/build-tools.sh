@@ -8,13 +8,14 @@ set -euo pipefail
 
 kmake -s headers >/dev/null
 mkdir -p "$BIN_DIR"
-# The cross compilers have no libelf for their arch (no libelf-dev:arm64):
-# without it the library finds no build IDs on its text path, which the
-# guest programs do not use (they ask PROCMAP_QUERY for them).  Only the
-# static library: the shared one would link -lelf.
+# libaddrres with elfutils, the guest's addrres printing ELF symbols too:
+# the host's libdw where the guest runs on the host's root, else that of
+# the arch's root (libdw_for_arch).  Only the static library.
+libdw_for_arch
+read -r -a libdw_ldflags <<<"$LIBDW_LDFLAGS"
 lib_out=$ARCH_BUILD/libaddrres
 make -s -C "$TOP/libaddrres" OUTPUT="$lib_out" CC="$TARGET_CC" AR="${ARCH_CROSS_COMPILE}ar" \
-	EXTRA_CFLAGS="-isystem $OBJ/usr/include" LIBELF=0 "$lib_out/libaddrres.a" ||
+	EXTRA_CFLAGS="-isystem $OBJ/usr/include${LIBDW_CFLAGS:+ $LIBDW_CFLAGS}" "$lib_out/libaddrres.a" ||
 	die "cannot build libaddrres for $ARCH"
 # A program is one .c file, or a directory of them (bench/procmap-query-bench/).
 for src in "$TOP"/demo/*.c "$TOP"/bench/*.c "$TOP"/bench/*/; do
@@ -22,7 +23,8 @@ for src in "$TOP"/demo/*.c "$TOP"/bench/*.c "$TOP"/bench/*/; do
 	srcs=("$src")
 	[ ! -d "$src" ] || srcs=("$src"*.c)
 	"$TARGET_CC" "${CFLAGS_STRICT[@]}" -O2 -isystem "$OBJ/usr/include" \
-		-I "$TOP/libaddrres/include" -o "$BIN_DIR/$name" "${srcs[@]}" "$lib_out/libaddrres.a" ||
+		-I "$TOP/libaddrres/include" -o "$BIN_DIR/$name" "${srcs[@]}" "$lib_out/libaddrres.a" \
+		"${libdw_ldflags[@]}" "${LIBADDRRES_ELF_LIBS[@]}" ||
 		die "cannot build $src for $ARCH"
 done
 
@@ -31,9 +33,11 @@ done
 # bytecode is the same for every arch), linked with libbpf for ARCH.
 libbpf_for_arch
 make -s -C "$TOP/addrres" OUTPUT="$ARCH_BUILD/addrres" CC="$TARGET_CC" AR="${ARCH_CROSS_COMPILE}ar" \
-	LIBELF=0 EXTRA_CFLAGS="-isystem $OBJ/usr/include${LIBBPF_CFLAGS:+ $LIBBPF_CFLAGS}" \
-	EXTRA_LDFLAGS="$LIBBPF_LDFLAGS" || die "cannot build addrres for $ARCH"
+	EXTRA_CFLAGS="-isystem $OBJ/usr/include${LIBBPF_CFLAGS:+ $LIBBPF_CFLAGS}${LIBDW_CFLAGS:+ $LIBDW_CFLAGS}" \
+	EXTRA_LDFLAGS="$LIBBPF_LDFLAGS${LIBDW_LDFLAGS:+ $LIBDW_LDFLAGS}" || die "cannot build addrres for $ARCH"
 cp "$ARCH_BUILD/addrres/addrres" "$BIN_DIR/addrres"
+# The ELF address of its main(), for tests/addrres/guest.sh to symbolize.
+nm "$BIN_DIR/addrres" | awk '$3 == "main" { print $1 }' >"$BIN_DIR/addrres.main"
 
 # The tree's perf, which tests/perf/guest.sh records with beside Debian's.
 # An arch that boots a Debian root of its own is cross-built against that

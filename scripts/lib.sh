@@ -165,6 +165,38 @@ libbpf_for_arch() {
 	LIBBPF_LDFLAGS="-L$dir/lib -Wl,-rpath-link,$root_libs:$root/lib/$triplet"
 }
 
+# The flags with which a program for ARCH links libaddrres with elfutils
+# (LIBADDRRES_ELF_LIBS): LIBDW_CFLAGS and LIBDW_LDFLAGS, empty where the
+# host's libraries serve (the x86_64 guest runs on the host's root).  An
+# arch that boots a Debian root of its own links that root's libdw,
+# libelf and liblzma (linux-perf brings them) and libiberty.a
+# (libiberty-dev, config/rootfs.conf), with the host's headers (the same
+# on every arch): the cross compilers have none of them.
+libdw_for_arch() {
+	local root triplet root_libs dir=$ARCH_BUILD/libdw h l src
+	LIBDW_CFLAGS="" LIBDW_LDFLAGS=""
+	[ "$ARCH_ROOT" = debian ] || return 0
+	root=$("$TOP/scripts/build-rootfs.sh")
+	triplet=$($TARGET_CC -print-multiarch)
+	root_libs=$root/usr/lib/$triplet
+	rm -rf "$dir"
+	mkdir -p "$dir/include" "$dir/lib"
+	for h in libelf.h gelf.h dwarf.h elfutils lzma.h lzma libiberty; do
+		cp -r "/usr/include/$h" "$dir/include/" || die "no /usr/include/$h (make deps)"
+	done
+	for l in libdw.so.1 libelf.so.1 liblzma.so.5; do
+		src=$root_libs/$l
+		[ -e "$src" ] || src=$root/lib/$triplet/$l
+		[ -e "$src" ] || die "no $l in the $ARCH root $root (config/rootfs.conf: linux-perf brings it)"
+		ln -s "$src" "$dir/lib/${l%.so.*}.so"
+	done
+	[ -e "$root_libs/libiberty.a" ] ||
+		die "no libiberty.a in the $ARCH root (config/rootfs.conf lists libiberty-dev)"
+	ln -s "$root_libs/libiberty.a" "$dir/lib/libiberty.a"
+	LIBDW_CFLAGS="-I$dir/include"
+	LIBDW_LDFLAGS="-L$dir/lib -Wl,-rpath-link,$root_libs:$root/lib/$triplet"
+}
+
 # Install the loadable modules of the kernel built in $OBJ below
 # $OBJ/$MODULES_DIR, where guest-init finds them for modprobe; make's output
 # to LOG.  Says why on stderr when it fails.

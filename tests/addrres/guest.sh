@@ -3,10 +3,9 @@
 # runs every tests/*/guest.sh after the kselftests): kernel lookups
 # against /proc/kallmodsyms itself and, forced, against /proc/kallsyms;
 # a live process's addresses with the PROCMAP_QUERY ioctl and, forced,
-# with the maps text, both against the maps file; and the exit codes that
-# need this kernel or another user.  The guest's addrres is built without
-# libdw (scripts/build-tools.sh): ELF symbols are tested on the host.
-# Prints KTAP.
+# with the maps text, both against the maps file; ELF symbols and lines
+# (addrres is linked with the arch's libdw, scripts/build-tools.sh); and
+# the exit codes that need this kernel or another user.  Prints KTAP.
 set -euo pipefail
 # shellcheck source=../../scripts/ktap.sh
 . "$ADDRRES_TOP/scripts/ktap.sh"
@@ -19,7 +18,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-ktap_plan 11
+ktap_plan 12
 
 # The lines of WANT_FILE and GOT_FILE that differ, as "LINE: want / got"
 # (the arm64 guest's Debian root has no diff).
@@ -156,14 +155,15 @@ while read -r range _ offset _ inode path; do
 done <"/proc/$sleeper/maps"
 for method in ioctl text auto; do
 	rc=0
-	"$cli" maps -p "$sleeper" --method=$method <"$work/addrs" >"$work/got" 2>"$work/err" || rc=$?
+	"$cli" maps -p "$sleeper" --method=$method --no-symbols <"$work/addrs" >"$work/got" 2>"$work/err" || rc=$?
 	compare "maps --method=$method: a live process's addresses as its maps file has them" \
 		"$work/want" "$work/got" "$rc" 0
 done
 
 name="addrres (guest): maps --method=ioctl --build-ids: build IDs found, the same mappings"
 rc=0
-"$cli" maps -p "$sleeper" --method=ioctl --build-ids <"$work/addrs" >"$work/ioctl" 2>"$work/err" || rc=$?
+"$cli" maps -p "$sleeper" --method=ioctl --build-ids --no-symbols <"$work/addrs" >"$work/ioctl" \
+	2>"$work/err" || rc=$?
 ids=$(grep -c ' build-id=' "$work/ioctl" || true)
 if [ "$rc" != 0 ] || [ "$ids" = 0 ]; then
 	head -n 5 "$work/err" | ktap_diag
@@ -196,6 +196,21 @@ check_exit() { # NAME WANT_RC MESSAGE_ERE ("": no message) COMMAND...
 		ktap_result fail "$name" "exit code $rc, want $want_rc and a message matching /$ere/"
 	fi
 }
+# ELF symbols and lines on this arch: addrres's own main(), whose ELF
+# address the build wrote beside it (nm's), by libdw of the guest's arch.
+name="addrres (guest): elf: its own main(), symbol and source line, by this arch's libdw"
+main_addr=$(cat "$ADDRRES_BIN/addrres.main" 2>/dev/null || true)
+rc=0
+out=$("$cli" elf -a -e "$cli" "$main_addr" 2>"$work/err") || rc=$?
+if [ -z "$main_addr" ]; then
+	ktap_result fail "$name" "no $ADDRRES_BIN/addrres.main (scripts/build-tools.sh writes it)"
+elif [ "$rc" = 0 ] && [[ "$out" =~ ^0x0*${main_addr#"${main_addr%%[!0]*}"}\ main\+0x0\ /.*/addrres\.c:[0-9]+$ ]]; then
+	ktap_result ok "$name"
+else
+	printf '%s\n' "exit $rc: $out" "$(head -c 300 "$work/err")" | ktap_diag
+	ktap_result fail "$name" "want \"0x$main_addr main+0x0 .../addrres.c:LINE\""
+fi
+
 check_exit "kaddr --source=kallmodsyms: this kernel has it (exit 0)" 0 "" \
 	"$cli" kaddr --source=kallmodsyms "$kernel_addr"
 kptr=$(cat /proc/sys/kernel/kptr_restrict)
