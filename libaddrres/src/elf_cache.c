@@ -497,7 +497,9 @@ int libaddrres_elf_file_keep(struct addrres_elf *e, struct elf_file *f, const ch
 	struct elf_file *had = libaddrres_elf_map_get(&e->files, fk);
 
 	if (had) {
-		libaddrres_elf_file_free(f);
+		/* One read twice: the new one goes (not one the cache holds already). */
+		if (had != f && !f->cached)
+			libaddrres_elf_file_free(f);
 		f = had;
 	} else if (map_set(&e->files, fk, f)) {
 		/* A file shared by build ID is the cache's already. */
