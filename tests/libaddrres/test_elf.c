@@ -2711,6 +2711,36 @@ out:
 	addrres_elf__free(e);
 }
 
+/* A file touched (new mtime, same bytes): looked up again, shared by its build ID. */
+static void test_cache_touched(struct test *t, const void *arg)
+{
+	struct timespec later[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1000000000 } };
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf_stats st;
+	struct addrres_elf *e = NULL;
+	struct nm_sym func;
+	char path[PATH_MAX], msg[512];
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(path, sizeof(path), "%s", out_file("touched.so"));
+	CHECK_INT(t, copy_file(out_file("lib.so"), path), 0);
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, path, func.value, &off);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, path, NULL, 0, &off, 1, s, msg);
+	CHECK(t, !utimensat(AT_FDCWD, path, later, 0));
+	RESOLVE(t, e, path, NULL, 0, &off, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.reads, 1);
+	CHECK_U64(t, st.shared, 1);
+	CHECK_U64(t, st.files, 1);
+out:
+	addrres_elf__free(e);
+}
+
 /* max_files: the least recently used go, and come back when asked again. */
 static void test_cache_max_files(struct test *t, const void *arg)
 {
@@ -2917,6 +2947,7 @@ static struct test tests[] = {
 	CASE(test_inline_chain_off),
 	CASE(test_cache_build_id_shared),
 	CASE(test_cache_rewritten_in_place),
+	CASE(test_cache_touched),
 	CASE(test_cache_max_files),
 	CASE(test_cache_max_bytes),
 	CASE(test_cache_emfile),
