@@ -837,13 +837,48 @@ static int cmd_kname(int argc, char **argv)
 
 /* ---- process addresses ---- */
 
+/*
+ * The options of maps and elf that say how ELF symbols are looked up, in
+ * each one's getopt_long() table; they set an addrres_elf_opts.
+ */
+#define SYMBOL_LONGOPTS \
+	{ "no-lines", no_argument, NULL, 'L' }, \
+	{ "no-inlines", no_argument, NULL, 'I' }, \
+	{ "no-demangle", no_argument, NULL, 'N' }, \
+	{ "debug-dirs", required_argument, NULL, 'D' }, \
+	{ "cache-dir", required_argument, NULL, 'C' }
+
+/* Apply option C of SYMBOL_LONGOPTS to @o: false if C is not one of them. */
+static bool symbol_opts__apply(struct addrres_elf_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'L':
+		o->no_lines = true;
+		return true;
+	case 'I':
+		o->no_inlines = true;
+		return true;
+	case 'N':
+		o->no_demangle = true;
+		return true;
+	case 'D':
+		o->debug_dirs = arg;
+		return true;
+	case 'C':
+		o->debug_cache_dir = arg;
+		return true;
+	default:
+		return false;
+	}
+}
+
 struct maps_opts {
-	bool json, build_ids, symbols, lines, inlines, demangle;
+	bool json, build_ids, symbols;
 	bool have_pid;
 	int pid;
 	const char *maps_path;
-	const char *debug_dirs, *cache_dir;
 	enum addrres_procmaps_method method;
+	struct addrres_elf_opts elf;	/* the symbol options; sz set when parsed */
 };
 
 static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *first_arg)
@@ -855,11 +890,7 @@ static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *fi
 		{ "method", required_argument, NULL, 'm' },
 		{ "build-ids", no_argument, NULL, 'b' },
 		{ "no-symbols", no_argument, NULL, 'n' },
-		{ "no-lines", no_argument, NULL, 'L' },
-		{ "no-inlines", no_argument, NULL, 'I' },
-		{ "no-demangle", no_argument, NULL, 'N' },
-		{ "debug-dirs", required_argument, NULL, 'D' },
-		{ "cache-dir", required_argument, NULL, 'C' },
+		SYMBOL_LONGOPTS,
 		{ "maps", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -867,9 +898,12 @@ static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *fi
 	long pid;
 	int c;
 
-	mo->symbols = mo->lines = mo->inlines = mo->demangle = true;
+	mo->symbols = true;
+	mo->elf.sz = sizeof(mo->elf);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+jqp:m:bnL", longopts, NULL)) != -1) {
+		if (symbol_opts__apply(&mo->elf, c, optarg))
+			continue;
 		switch (c) {
 		case 'j':
 			mo->json = true;
@@ -900,21 +934,6 @@ static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *fi
 			break;
 		case 'n':
 			mo->symbols = false;
-			break;
-		case 'L':
-			mo->lines = false;
-			break;
-		case 'I':
-			mo->inlines = false;
-			break;
-		case 'N':
-			mo->demangle = false;
-			break;
-		case 'D':
-			mo->debug_dirs = optarg;
-			break;
-		case 'C':
-			mo->cache_dir = optarg;
 			break;
 		case 'F':
 			mo->maps_path = optarg;
@@ -1310,12 +1329,11 @@ static int maps__symbolize(const struct maps_opts *mo, struct addrres_elf *elf,
 static int maps__open_elf(const struct maps_opts *mo, struct addrres_elf **elf,
 			  char *err, size_t err_sz)
 {
+	struct addrres_elf_opts opts = mo->elf;
 	int r;
 
-	ADDRRES_OPTS(addrres_elf_opts, opts, .debug_dirs = mo->debug_dirs,
-		     .no_lines = !mo->lines, .errbuf = err, .errbuf_sz = err_sz,
-		     .no_inlines = !mo->inlines, .no_demangle = !mo->demangle,
-		     .debug_cache_dir = mo->cache_dir);
+	opts.errbuf = err;
+	opts.errbuf_sz = err_sz;
 	r = addrres_elf__open(&opts, elf);
 	if (r == -EOPNOTSUPP) {
 		note("this addrres was built without libdw (LIBELF=0): no ELF symbols");
@@ -1429,10 +1447,11 @@ out:
 /* ---- elf: offsets of a file, offline ---- */
 
 struct elf_cmd_opts {
-	bool json, lines, inlines, demangle, debuginfod, addresses;
-	const char *path, *debug_dirs, *cache_dir;
+	bool json, addresses;
+	const char *path;
 	unsigned char build_id[ADDRRES_BUILD_ID_MAX];
 	size_t build_id_size;
+	struct addrres_elf_opts elf;	/* the symbol options; sz set when parsed */
 };
 
 /* A build ID in hex: 1 to ADDRRES_BUILD_ID_MAX bytes, two digits each. */
@@ -1460,19 +1479,17 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 		{ "exe", required_argument, NULL, 'e' },
 		{ "build-id", required_argument, NULL, 'B' },
 		{ "addresses", no_argument, NULL, 'a' },
-		{ "no-lines", no_argument, NULL, 'L' },
-		{ "no-inlines", no_argument, NULL, 'I' },
-		{ "no-demangle", no_argument, NULL, 'N' },
-		{ "debug-dirs", required_argument, NULL, 'D' },
-		{ "cache-dir", required_argument, NULL, 'C' },
+		SYMBOL_LONGOPTS,
 		{ "debuginfod", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	eo->lines = eo->inlines = eo->demangle = true;
+	eo->elf.sz = sizeof(eo->elf);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+jqe:B:aL", longopts, NULL)) != -1) {
+		if (symbol_opts__apply(&eo->elf, c, optarg))
+			continue;
 		switch (c) {
 		case 'j':
 			eo->json = true;
@@ -1491,23 +1508,8 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 		case 'a':
 			eo->addresses = true;
 			break;
-		case 'L':
-			eo->lines = false;
-			break;
-		case 'I':
-			eo->inlines = false;
-			break;
-		case 'N':
-			eo->demangle = false;
-			break;
-		case 'D':
-			eo->debug_dirs = optarg;
-			break;
-		case 'C':
-			eo->cache_dir = optarg;
-			break;
 		case 'U':
-			eo->debuginfod = true;
+			eo->elf.debuginfod = true;
 			break;
 		default:
 			return usage_error("%s: unknown option or missing argument", argv[0]);
@@ -1571,10 +1573,8 @@ static int cmd_elf(int argc, char **argv)
 	ret = elf_cmd_opts__parse(&eo, argc, argv, &first);
 	if (ret)
 		return ret;
-	ADDRRES_OPTS(addrres_elf_opts, opts, .debug_dirs = eo.debug_dirs, .no_lines = !eo.lines,
-		     .no_inlines = !eo.inlines, .no_demangle = !eo.demangle,
-		     .debuginfod = eo.debuginfod, .debug_cache_dir = eo.cache_dir, .errbuf = err,
-		     .errbuf_sz = sizeof(err));
+	eo.elf.errbuf = err;
+	eo.elf.errbuf_sz = sizeof(err);
 	ADDRRES_OPTS(addrres_elf_resolve_opts, ropts, .elf_addrs = eo.addresses,
 		     .build_id = eo.build_id_size ? eo.build_id : NULL,
 		     .build_id_size = eo.build_id_size);
@@ -1584,7 +1584,7 @@ static int cmd_elf(int argc, char **argv)
 		ret = bad;
 		goto out;
 	}
-	r = addrres_elf__open(&opts, &elf);
+	r = addrres_elf__open(&eo.elf, &elf);
 	if (r) {
 		ret = r == -EOPNOTSUPP ? EXIT_NO_FEATURE : EXIT_FAILURE_OTHER;
 		msg("%s", err);
