@@ -202,9 +202,15 @@ static size_t file_bytes(struct elf_file *f)
  */
 void libaddrres_elf_cache_trim(struct addrres_elf *e, size_t room)
 {
+	/*
+	 * The files are weighed at a call's start (for the stats) and, with
+	 * max_bytes, before each file read: not for every file a batch reads
+	 * when nothing limits bytes.
+	 */
+	bool weigh = e->max_bytes || !room;
 	size_t bytes = 0;
 
-	for (struct elf_file *f = e->lru_head; f; f = f->lru_next) {
+	for (struct elf_file *f = weigh ? e->lru_head : NULL; f; f = f->lru_next) {
 		if (f->bytes_at < f->used || !f->bytes_at) {
 			f->bytes = file_bytes(f);
 			f->bytes_at = e->calls;
@@ -215,11 +221,13 @@ void libaddrres_elf_cache_trim(struct addrres_elf *e, size_t room)
 	       (e->nr_files + room > e->max_files || (e->max_bytes && bytes > e->max_bytes))) {
 		struct elf_file *f = e->lru_tail;
 
-		bytes -= f->bytes;
+		if (weigh)
+			bytes -= f->bytes;
 		file_evict(e, f);
 	}
 	e->stats.files = e->nr_files;
-	e->stats.bytes = bytes;
+	if (weigh)
+		e->stats.bytes = bytes;
 }
 
 void libaddrres_elf_cache_drop(struct addrres_elf *e)
