@@ -19,8 +19,9 @@ packages=(
 	# libaddrres: libdw for ELF symbols, eu-addr2line to cross-check them,
 	# pkg-config for its install test, clang's libFuzzer for its parsers
 	libdw-dev elfutils pkg-config clang libclang-rt-14-dev
-	# libaddrres: libiberty's demangler (C++ and Rust names)
-	libiberty-dev
+	# libaddrres: libiberty's demangler (C++ and Rust names), libdeflate
+	# for compressed DWARF
+	libiberty-dev libdeflate-dev
 	# bench/elf-bench.sh: llvm-symbolizer to compare with, and libc's
 	# debug file (compressed DWARF) to symbolize
 	llvm libc6-dbg

@@ -169,9 +169,9 @@ libbpf_for_arch() {
 # (LIBADDRRES_ELF_LIBS): LIBDW_CFLAGS and LIBDW_LDFLAGS, empty where the
 # host's libraries serve (the x86_64 guest runs on the host's root).  An
 # arch that boots a Debian root of its own links that root's libdw,
-# libelf and liblzma (linux-perf brings them) and libiberty.a
-# (libiberty-dev, config/rootfs.conf), with the host's headers (the same
-# on every arch): the cross compilers have none of them.
+# libelf and liblzma (linux-perf brings them), libdeflate (libdeflate0)
+# and libiberty.a (libiberty-dev, config/rootfs.conf), with the host's
+# headers (the same on every arch): the cross compilers have none of them.
 libdw_for_arch() {
 	local root triplet root_libs dir=$ARCH_BUILD/libdw h l src
 	LIBDW_CFLAGS="" LIBDW_LDFLAGS=""
@@ -181,13 +181,13 @@ libdw_for_arch() {
 	root_libs=$root/usr/lib/$triplet
 	rm -rf "$dir"
 	mkdir -p "$dir/include" "$dir/lib"
-	for h in libelf.h gelf.h dwarf.h elfutils lzma.h lzma libiberty; do
+	for h in libelf.h gelf.h dwarf.h elfutils lzma.h lzma libiberty libdeflate.h; do
 		cp -r "/usr/include/$h" "$dir/include/" || die "no /usr/include/$h (make deps)"
 	done
-	for l in libdw.so.1 libelf.so.1 liblzma.so.5; do
+	for l in libdw.so.1 libelf.so.1 liblzma.so.5 libdeflate.so.0; do
 		src=$root_libs/$l
 		[ -e "$src" ] || src=$root/lib/$triplet/$l
-		[ -e "$src" ] || die "no $l in the $ARCH root $root (config/rootfs.conf: linux-perf brings it)"
+		[ -e "$src" ] || die "no $l in the $ARCH root $root (config/rootfs.conf: linux-perf and libdeflate0 bring them)"
 		ln -s "$src" "$dir/lib/${l%.so.*}.so"
 	done
 	[ -e "$root_libs/libiberty.a" ] ||
@@ -236,7 +236,7 @@ CFLAGS_STRICT=(-std=gnu11 -Wall -Wextra -Werror)
 CFLAGS_SANITIZE=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all)
 # What a program linked against libaddrres.a (with elfutils) links besides:
 # its Libs.private (libaddrres/Makefile's LIBS_PRIVATE).
-LIBADDRRES_ELF_LIBS=(-ldw -lelf -liberty -llzma)
+LIBADDRRES_ELF_LIBS=(-ldw -lelf -liberty -llzma -ldeflate)
 
 # perf from a kernel source, without the optional libraries the tests do
 # not use, so that it builds with the packages of scripts/deps.sh alone:

@@ -840,9 +840,9 @@ struct addrres_elf_inline {
  * @line_err: 0, or why @src_file is NULL although the file (or its debug
  *	file) has DWARF: -EOPNOTSUPP, its DWARF sections are compressed
  *	with a method this libdw cannot decompress (zstd, before elfutils
- *	0.189); -EBADMSG, libdw could not read them.  The print function
- *	(addrres_set_print()) gets an ADDRRES_WARN message naming the file,
- *	once.  0 with no @src_file: no DWARF, none for this address, or
+ *	0.189); -EBADMSG, libdw could not read them, or one of them does
+ *	not decompress.  The print function (addrres_set_print()) gets an
+ *	ADDRRES_WARN message naming the file (and the section), once.  0 with no @src_file: no DWARF, none for this address, or
  *	&addrres_elf_opts.no_lines.
  *
  * A name of the symbol table that carries a symbol version, as a debug
@@ -931,6 +931,11 @@ LIBADDRRES_API void addrres_elf__free(struct addrres_elf *e);
  *	size was cached (another copy, another container's layer)
  * @evicted: the files closed to stay within the limits, or by
  *	addrres_elf__drop()
+ * @inflated: the bytes of DWARF sections compressed with zlib (as
+ *	Debian's and Fedora's debug files have them) that the library
+ *	decompressed itself, with libdeflate, before libdw read them (libdw
+ *	decompresses the others); 0 for files read from the cache of
+ *	&addrres_elf_opts.debug_cache_dir, already decompressed
  *
  * The struct may grow at its end in later versions.
  */
@@ -941,6 +946,7 @@ struct addrres_elf_stats {
 	uint64_t reads;
 	uint64_t shared;
 	uint64_t evicted;
+	uint64_t inflated;
 };
 
 /**

@@ -99,8 +99,15 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						  debuglink_file, debuglink_crc, debuginfo_file_name);
 	}
-	if (f && fd >= 0 && *debuginfo_file_name)
-		fd = libaddrres_elf_debug_cache_add(f, fd, debuginfo_file_name);
+	if (f && fd >= 0 && *debuginfo_file_name) {
+		/* Its decompressed copy, for the next handles (this one has the file's ELF). */
+		int copy = libaddrres_elf_debug_cache_add(f, fd, debuginfo_file_name);
+
+		if (copy >= 0) {
+			close(fd);
+			fd = copy;
+		}
+	}
 	return fd;
 }
 /*

@@ -400,6 +400,10 @@ void libaddrres_elf_file_free(struct elf_file *f)
 {
 	if (f->dwfl)
 		dwfl_end(f->dwfl);
+	/* libdw read them until its end. */
+	for (size_t i = 0; i < f->nr_inflated; i++)
+		free(f->inflated[i]);
+	free(f->inflated);
 	libaddrres_elf_facts_free(&f->facts);
 	libaddrres_elf_index_free(&f->index);
 	libaddrres_elf_inlines_free(f);

@@ -2,17 +2,16 @@
 /*
  * The cache of decompressed debug files (&addrres_elf_opts.debug_cache_dir).
  *
- * Debian's and Fedora's debug files have their DWARF sections compressed
- * (zlib), and libdw decompresses every one of them each time it opens
- * such a file: for libc6-dbg's libc, 9.8 MB from 4.1 MB, the better part
- * of a first batch.  A new handle, or a new run of a profiler, paid that
- * again for the same build ID.  With a cache directory, the first reader
- * of a debug file with compressed sections writes a copy with them
- * decompressed, DIR/ab/cdef....debug by its build ID, and from then on
- * every handle of every process reads that copy, which libdw maps as it
- * is.  What it costs is disk: each cached copy is its DWARF's
- * decompressed size (libc's: 10.4 MB).  Nothing ever removes one; the
- * directory is the caller's to clean.
+ * A debug file with compressed DWARF is read as a copy with it
+ * decompressed (elf_inflate.c), made by each handle that opens it: for
+ * libc6-dbg's libc, 9.8 MB out of 4.1 MB, a fifth of a first batch.  A
+ * new handle, or a new run of a profiler, paid that again for the same
+ * build ID.  With a cache directory, the first reader writes the copy
+ * there instead of into memory, DIR/ab/cdef....debug by its build ID,
+ * and from then on every handle of every process reads that copy, which
+ * libdw maps as it is.  What it costs is disk: each cached copy is its
+ * DWARF's decompressed size (libc's: 10.4 MB).  Nothing ever removes
+ * one; the directory is the caller's to clean.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,71 +63,13 @@ int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name)
 	return fd;
 }
 
-/* Whether the ELF file @fd has a section compressed (SHF_COMPRESSED). */
-static bool has_compressed(int fd)
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	Elf_Scn *scn = NULL;
-	bool any = false;
-
-	while (elf && !any && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		any = gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED);
-	}
-	if (elf)
-		elf_end(elf);
-	return any;
-}
-
-/* Copy all of @in to @out (from their starts): 0 or a negative errno. */
-static int copy_fd(int in, int out)
-{
-	char buf[1 << 16];
-	off_t at = 0;
-	ssize_t n;
-
-	while ((n = pread(in, buf, sizeof(buf), at)) > 0) {
-		for (ssize_t done = 0; done < n;) {
-			ssize_t put = write(out, buf + done, (size_t)(n - done));
-
-			if (put < 0)
-				return -errno;
-			done += put;
-		}
-		at += n;
-	}
-	return n < 0 ? -errno : 0;
-}
-
-/* Decompress every compressed section of the ELF file @fd, in place. */
-static int decompress_in_place(int fd)
-{
-	Elf *elf = elf_begin(fd, ELF_C_RDWR, NULL);
-	Elf_Scn *scn = NULL;
-	int err = 0;
-
-	if (!elf)
-		return -EINVAL;
-	while (!err && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
-		    elf_compress(scn, 0, 0) < 0)
-			err = -ENOTSUP;
-	}
-	if (!err && elf_update(elf, ELF_C_WRITE) < 0)
-		err = -EIO;
-	elf_end(elf);
-	return err;
-}
-
 /*
- * @fd, the debug file of @f that libdwfl's search found (named *@name),
- * has compressed sections: write its decompressed copy into the cache,
- * and give that instead (fd and *@name replaced, the old ones closed and
- * freed).  @fd as it was where there is nothing to do or it fails (said
- * once, as a warning).
+ * @fd, the debug file of @f that libdwfl's search found (named *@name):
+ * write its copy with its zlib sections decompressed into the cache
+ * (elf_inflate.c), and give that: its fd, *@name replaced with its path.
+ * @fd stays open, the caller's.  -ENODATA if it has nothing to
+ * decompress; another negative errno, said as a warning, if the copy
+ * cannot be written.
  */
 int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, char **name)
 {
@@ -138,9 +79,9 @@ int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, char **name)
 	char *copy_name;
 	int out, err;
 
-	if (!dir || fd < 0 || !f->facts.build_id_size || !has_compressed(fd) ||
+	if (!dir || !f->facts.build_id_size ||
 	    !cache_path(dir, f->facts.build_id, f->facts.build_id_size, path, sizeof(path)))
-		return fd;
+		return -ENOENT;
 	/* DIR, then DIR/ab: made as needed. */
 	slash = strrchr(path, '/');
 	snprintf(sub, sizeof(sub), "%.*s", (int)(slash - path), path);
@@ -154,29 +95,28 @@ int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, char **name)
 		err = -errno;
 		goto fail;
 	}
-	err = copy_fd(fd, out);
-	if (!err)
-		err = decompress_in_place(out);
+	err = libaddrres_elf_inflate(fd, out);
 	/* Whole or not at all: another process may read it the moment it is there. */
 	if (!err && rename(tmp, path))
 		err = -errno;
 	if (err) {
 		close(out);
 		unlink(tmp);
+		if (err == -ENODATA)
+			return err;
 		goto fail;
 	}
 	copy_name = strdup(path);
 	if (!copy_name) {
 		close(out);
-		return fd;
+		return -ENOMEM;
 	}
 	libaddrres_print(ADDRRES_INFO, "%s: its DWARF decompressed once, into %s", *name, path);
-	close(fd);
 	free(*name);
 	*name = copy_name;
 	return out;
 fail:
 	libaddrres_print(ADDRRES_WARN, "%s: cannot keep a decompressed copy in %s: %s", *name, dir,
 			 strerror(-err));
-	return fd;
+	return err;
 }

@@ -125,6 +125,10 @@ struct elf_file {
 	uint64_t dwbias;		/* DWARF address - module address */
 	/* unit DIE offset -> its inlined subroutines (elf_inlines.c) */
 	struct libaddrres_strmap cus;
+	/* DWARF sections the library decompressed, libdw's (elf_inflate.c) */
+	void **inflated;
+	size_t nr_inflated;
+	bool dwarf_corrupt;		/* one did not decompress (said) */
 };
 
 struct addrres_elf {
@@ -197,6 +201,11 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 
 int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name);
 int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, char **name);
+
+/* ---- debug files decompressed with libdeflate: elf_inflate.c ---- */
+
+int libaddrres_elf_inflate(int in_fd, int out_fd);
+void libaddrres_elf_inflate_dwarf(struct elf_file *f, Elf *elf, const char *file);
 
 /* ---- MiniDebugInfo's cap: elf_debugdata.c ---- */
 

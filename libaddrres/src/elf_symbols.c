@@ -613,7 +613,8 @@ static void dwarf_sections(Elf *elf, bool *has, bool *zstd)
  * Why @f's DWARF gives no lines, asked once per file where an address
  * has none: 0 where libdw reads it (the address has no line) or there is
  * none; -EOPNOTSUPP for sections compressed with zstd that
- * this libdw cannot decompress; -EBADMSG for any other DWARF it cannot
+ * this libdw cannot decompress; -EBADMSG for a section that did not
+ * decompress (said by elf_inflate.c) or any other DWARF libdw cannot
  * read.  Said once to the print function, naming the file.
  */
 static int dwarf_state(struct elf_file *f)
@@ -625,6 +626,8 @@ static int dwarf_state(struct elf_file *f)
 	Dwarf *dw;
 	int fd;
 
+	if (f->dwarf_corrupt)
+		return -EBADMSG;
 	dw = dwfl_module_getdwarf(f->mod, &bias);
 	if (dw) {
 		/* libdw 0.188 opens DWARF with zstd sections, and finds nothing in them. */
@@ -653,6 +656,34 @@ static int dwarf_state(struct elf_file *f)
 				"libdw cannot read its DWARF: ",
 			 zstd ? "" : why ? why : "?");
 	return zstd ? -EOPNOTSUPP : -EBADMSG;
+}
+
+/*
+ * libdw's first read of @f's DWARF, which it looks for in the file, then
+ * in the debug file libdwfl found (for the symbols, where they come from
+ * one): the zlib sections of both decompressed by the library first
+ * (elf_inflate.c), which is faster than libdw at it.  A debug file found
+ * for DWARF alone (the file has a .symtab of its own) is left to libdw.
+ */
+static void dwarf_open(struct elf_file *f)
+{
+	const char *file = NULL, *debugfile = NULL;
+	Elf *symelf = NULL;
+	Dwarf_Addr bias = 0;
+	GElf_Word shndx;
+	GElf_Addr value;
+	GElf_Sym sym;
+
+	f->dwarf_used = true;
+	dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, &file, &debugfile);
+	libaddrres_elf_inflate_dwarf(f, f->elf, file ? file : "(file)");
+	if (debugfile && dwfl_module_getsymtab(f->mod) > 0 &&
+	    dwfl_module_getsym_info(f->mod, 0, &sym, &value, &shndx, &symelf, &bias) &&
+	    symelf && symelf != f->elf)
+		libaddrres_elf_inflate_dwarf(f, symelf, debugfile);
+	bias = 0;
+	dwfl_module_getdwarf(f->mod, &bias);
+	f->dwbias = bias;
 }
 
 /* Whether ELF address @addr is in a segment of @f (its memory, .bss too). */
@@ -709,17 +740,17 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 		s->symtab = symtab_of(f, symelf);
 	}
 	if (!e->no_lines) {
-		Dwfl_Line *line = dwfl_module_getsrc(f->mod, mod_addr);
+		const char *src = NULL;
 		int lineno = 0, col = 0;
-		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
-		Dwarf_Die *cu = line ? dwfl_linecu(line) : NULL;
+		Dwarf_Die *cu = NULL;
+		Dwfl_Line *line;
 
-		if (!f->dwarf_used) {
-			Dwarf_Addr dwbias = 0;
-
-			f->dwarf_used = true;
-			dwfl_module_getdwarf(f->mod, &dwbias);
-			f->dwbias = dwbias;
+		if (!f->dwarf_used)
+			dwarf_open(f);
+		line = dwfl_module_getsrc(f->mod, mod_addr);
+		if (line) {
+			src = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
+			cu = dwfl_linecu(line);
 		}
 		if (src) {
 			s->src_file = src_path(e, f, line, cu, src);

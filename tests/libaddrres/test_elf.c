@@ -2424,6 +2424,156 @@ out:
 	addrres_elf__free(e);
 }
 
+static int elf_stats(struct addrres_elf *e, struct addrres_elf_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->sz = sizeof(*st);
+	return addrres_elf__stats(e, st);
+}
+
+/*
+ * What the zlib sections (ELFCOMPRESS_ZLIB) of the ELF file @path take
+ * decompressed, from their headers: all of them, or the one named @only;
+ * -1 if it cannot be read.
+ */
+static long long zlib_sections_size(const char *path, const char *only)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	long long total = elf ? 0 : -1;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx = 0;
+
+	if (elf && elf_getshdrstrndx(elf, &shstrndx))
+		total = -1;
+	while (total >= 0 && (scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		GElf_Shdr sh;
+		GElf_Chdr ch;
+
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
+		    gelf_getchdr(scn, &ch) && ch.ch_type == ELFCOMPRESS_ZLIB &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) && (!only || !strcmp(name, only)))
+			total += (long long)ch.ch_size;
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return total;
+}
+
+/* The debug file of lib.so in the debug directory @dir, by build ID, into @path. */
+static void lib_debug_file(const char *dir, char *path, size_t sz)
+{
+	unsigned char id[ADDRRES_BUILD_ID_MAX];
+	char hex[2 * ADDRRES_BUILD_ID_MAX + 1] = "";
+	size_t id_size = lib_build_id(id);
+
+	for (size_t i = 0; i < id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	snprintf(path, sz, "%s/.build-id/%.2s/%s.debug", out_file(dir), hex, hex + 2);
+}
+
+/*
+ * A debug file with its DWARF compressed with zlib (Debian's -dbgsym
+ * packages): the library decompresses every such section itself
+ * (stats.inflated), and the lines are those of the uncompressed DWARF.
+ * A file whose DWARF is not compressed has nothing decompressed.
+ */
+static void test_dwarf_inflated(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[2];
+	struct addrres_elf *e = NULL;
+	struct addrres_elf_stats st;
+	struct nm_sym func, stat_sym;
+	char lib[PATH_MAX], debug[PATH_MAX + 64];
+	long long want;
+	uint64_t offs[2];
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = out_file("debug-z"));
+	(void)arg;
+	NEED_FIXTURES(t);
+	lib_debug_file("debug-z", debug, sizeof(debug));
+	want = zlib_sections_size(debug, NULL);
+	CHECK(t, want > 0);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-stripped.so"));
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	OFFSET(t, lib, func.value, &offs[0]);
+	OFFSET(t, lib, stat_sym.value, &offs[1]);
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.inflated, 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, lib, offs, 2, s, NULL), 0);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_func");
+	CHECK_SYM(t, s[1], "fixture_lib_static", stat_sym, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK_LINE(t, s[1], "lib.c", "fixture_lib_static");
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.inflated, (uint64_t)want);
+	addrres_elf__free(e);
+	e = NULL;
+	/* DWARF as the compiler left it: nothing to decompress */
+	CHECK_INT(t, (int)zlib_sections_size(out_file("lib.so"), NULL), 0);
+	o.debug_dirs = no_debug_dir();
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	OFFSET(t, out_file("lib.so"), func.value, &offs[0]);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib.so"), offs, 1, s, NULL), 0);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_func");
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.inflated, 0);
+out:
+	addrres_elf__free(e);
+}
+
+/*
+ * A zlib section whose bytes do not decompress: said, naming the debug
+ * file and the section; libdw cannot read it either, and the symbols
+ * stay right.
+ */
+static void test_dwarf_inflate_corrupt(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct addrres_elf_stats st;
+	struct nm_sym func;
+	char lib[PATH_MAX], debug[PATH_MAX + 64], want[PATH_MAX + 128];
+	long long bad;
+	uint64_t off;
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = out_file("debug-zbad"));
+	(void)arg;
+	NEED_FIXTURES(t);
+	lib_debug_file("debug-zbad", debug, sizeof(debug));
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-stripped.so"));
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, lib, func.value, &off);
+	memset(&printed, 0, sizeof(printed));
+	addrres_set_print(record_print);
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK(t, !s[0]->src_file);
+	CHECK_INT(t, s[0]->line_err, -EBADMSG);
+	/* said once, naming the file and the section */
+	CHECK_INT(t, printed.calls, 1);
+	CHECK_INT(t, printed.level, ADDRRES_WARN);
+	snprintf(want, sizeof(want), "%s: its .debug_info does not decompress", debug);
+	CHECK(t, strstr(printed.last, want) != NULL);
+	RESOLVE(t, e, lib, NULL, 0, &off, 1, s, want);
+	CHECK_INT(t, s[0]->line_err, -EBADMSG);
+	CHECK_INT(t, printed.calls, 1);
+	/* the other sections decompressed all the same */
+	bad = zlib_sections_size(debug, ".debug_info");
+	CHECK(t, bad > 0);
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.inflated, (uint64_t)(zlib_sections_size(debug, NULL) - bad));
+out:
+	addrres_set_print(NULL);
+	addrres_elf__free(e);
+}
+
 /*
  * JIT code: anonymous executable memory named by /tmp/perf-PID.map, the
  * latest line winning, read again as it grows; a malformed line said.
@@ -2627,13 +2777,6 @@ static int copy_other_build_id(const char *from, const char *to, unsigned char k
 	}
 	free(buf);
 	return err;
-}
-
-static int elf_stats(struct addrres_elf *e, struct addrres_elf_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->sz = sizeof(*st);
-	return addrres_elf__stats(e, st);
 }
 
 /* Five copies of one file (one build ID, one size): read once. */
@@ -2959,6 +3102,8 @@ static struct test tests[] = {
 	CASE(test_syms_dup),
 	CASE(test_lines_missing_zstd),
 	CASE(test_debug_cache_dir),
+	CASE(test_dwarf_inflated),
+	CASE(test_dwarf_inflate_corrupt),
 	CASE(test_perf_map),
 	CASE(test_debugdata_cap),
 	CASE(test_inlines_match_libdw),
