@@ -20,8 +20,8 @@ packages=(
 	# pkg-config for its install test, clang's libFuzzer for its parsers
 	libdw-dev elfutils pkg-config clang libclang-rt-14-dev
 	# libaddrres: libiberty's demangler (C++ and Rust names), libdeflate
-	# for compressed DWARF
-	libiberty-dev libdeflate-dev
+	# for compressed DWARF; dwz for a test's debug files (multifile)
+	libiberty-dev libdeflate-dev dwz
 	# bench/elf-bench.sh: llvm-symbolizer to compare with, and libc's
 	# debug file (compressed DWARF) to symbolize
 	llvm libc6-dbg

@@ -842,7 +842,8 @@ struct addrres_elf_inline {
  *	with a method this libdw cannot decompress (zstd, before elfutils
  *	0.189); -EBADMSG, libdw could not read them, or one of them does
  *	not decompress.  The print function (addrres_set_print()) gets an
- *	ADDRRES_WARN message naming the file (and the section), once.  0 with no @src_file: no DWARF, none for this address, or
+ *	ADDRRES_WARN message naming the file (and the section), once.  0
+ *	with no @src_file: no DWARF, none for this address, or
  *	&addrres_elf_opts.no_lines.
  *
  * A name of the symbol table that carries a symbol version, as a debug
@@ -933,9 +934,11 @@ LIBADDRRES_API void addrres_elf__free(struct addrres_elf *e);
  *	addrres_elf__drop()
  * @inflated: the bytes of DWARF sections compressed with zlib (as
  *	Debian's and Fedora's debug files have them) that the library
- *	decompressed itself, with libdeflate, before libdw read them (libdw
- *	decompresses the others); 0 for files read from the cache of
- *	&addrres_elf_opts.debug_cache_dir, already decompressed
+ *	decompressed itself before libdw read them: with libdeflate, or
+ *	libelf where libdeflate cannot (several zlib streams in a section);
+ *	libdw decompresses the others (zstd; the debug file of a file that
+ *	has a .symtab of its own).  0 for files read from the cache of
+ *	&addrres_elf_opts.debug_cache_dir, already decompressed.
  *
  * The struct may grow at its end in later versions.
  */

@@ -71,6 +71,10 @@ static int find_no_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
  * caller's back (a download, or a wait on the network, per file).  With
  * servers set, only the search by build ID runs, which never asks them;
  * without any, the standard search's query returns at once (ENOSYS).
+ *
+ * libdwfl calls it again, once a debug file is found, for that file's
+ * .gnu_debugaltlink (dwz's file of what several debug files share): that
+ * search is libdwfl's alone, never the cache's.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -79,12 +83,22 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	/* libaddrres_elf_file_new() made the module's userdata its file. */
 	struct elf_file *f = *userdata;
+	bool alt = f && f->debug_found;
 	int fd;
 
+	/*
+	 * What a failed search named before, which libdwfl keeps and
+	 * overwrites when it asks again (for DWARF after the symbols): not
+	 * a file to open now.
+	 */
+	free(*debuginfo_file_name);
+	*debuginfo_file_name = NULL;
 	/* A decompressed copy of it, kept by an earlier reader. */
-	fd = f ? libaddrres_elf_debug_cache_find(f, debuginfo_file_name) : -1;
-	if (fd >= 0)
+	fd = f && !alt ? libaddrres_elf_debug_cache_find(f, debuginfo_file_name) : -1;
+	if (fd >= 0) {
+		f->debug_found = true;
 		return fd;
+	}
 	if (urls && *urls && !(f && f->owner->debuginfod)) {
 		/* libdwfl looks for it for the symbols, then again for DWARF. */
 		if (f && !f->told_debuginfod)
@@ -99,17 +113,18 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						  debuglink_file, debuglink_crc, debuginfo_file_name);
 	}
-	if (f && fd >= 0 && *debuginfo_file_name) {
-		/* Its decompressed copy, for the next handles (this one has the file's ELF). */
-		int copy = libaddrres_elf_debug_cache_add(f, fd, debuginfo_file_name);
-
-		if (copy >= 0) {
-			close(fd);
-			fd = copy;
-		}
+	if (f && !alt && fd >= 0) {
+		f->debug_found = true;
+		/*
+		 * The search gave libdwfl this file's ELF already, which this
+		 * handle reads; the cache's copy is for the next ones.
+		 */
+		if (*debuginfo_file_name)
+			libaddrres_elf_debug_cache_add(f, fd, *debuginfo_file_name);
 	}
 	return fd;
 }
+
 /*
  * An eighth of the descriptors the process may open: each file holds one
  * or two, and the caller's are its own.

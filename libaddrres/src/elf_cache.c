@@ -184,7 +184,7 @@ static size_t file_bytes(struct elf_file *f)
 
 	if (elf_rawfile(f->elf, &sz))
 		total += sz;
-	if (f->dwarf_used && (dw = dwfl_module_getdwarf(f->mod, &bias))) {
+	if (f->dwarf_used && (dw = libaddrres_elf_dwarf(f, &bias))) {
 		Elf *debug = dwarf_getelf(dw);
 
 		if (debug && debug != f->elf && elf_rawfile(debug, &sz))

@@ -2,16 +2,16 @@
 /*
  * The cache of decompressed debug files (&addrres_elf_opts.debug_cache_dir).
  *
- * A debug file with compressed DWARF is read as a copy with it
- * decompressed (elf_inflate.c), made by each handle that opens it: for
- * libc6-dbg's libc, 9.8 MB out of 4.1 MB, a fifth of a first batch.  A
- * new handle, or a new run of a profiler, paid that again for the same
- * build ID.  With a cache directory, the first reader writes the copy
- * there instead of into memory, DIR/ab/cdef....debug by its build ID,
- * and from then on every handle of every process reads that copy, which
- * libdw maps as it is.  What it costs is disk: each cached copy is its
- * DWARF's decompressed size (libc's: 10.4 MB).  Nothing ever removes
- * one; the directory is the caller's to clean.
+ * A debug file with DWARF compressed with zlib is decompressed by each
+ * handle that reads it (elf_inflate.c): for libc6-dbg's libc, 9.8 MB from
+ * 4.1 MB, a quarter of a first batch.  A new handle, or a new run of a
+ * profiler, paid that again for the same build ID.  With a cache
+ * directory, the first reader also writes a copy with those sections
+ * decompressed, DIR/ab/cdef....debug by its build ID, and from then on
+ * every handle of every process reads that copy, which libdw maps as it
+ * is.  What it costs is disk: each cached copy is its DWARF's
+ * decompressed size (libc's: 10.4 MB).  Nothing ever removes one; the
+ * directory is the caller's to clean.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,24 +64,25 @@ int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name)
 }
 
 /*
- * @fd, the debug file of @f that libdwfl's search found (named *@name):
- * write its copy with its zlib sections decompressed into the cache
- * (elf_inflate.c), and give that: its fd, *@name replaced with its path.
- * @fd stays open, the caller's.  -ENODATA if it has nothing to
- * decompress; another negative errno, said as a warning, if the copy
- * cannot be written.
+ * @fd, the debug file of @f that libdwfl's search found (named @name,
+ * libdwfl's from then on: the handle reads it, and decompresses it in
+ * memory): if it has zlib sections, write its copy with them
+ * decompressed (elf_inflate.c) into the cache, for the next handles.  0;
+ * -ENODATA if it has nothing to decompress; another negative errno, said
+ * as a warning, if the copy cannot be written.
  */
-int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, char **name)
+int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, const char *name)
 {
 	const char *dir = f->owner->debug_cache_dir;
 	char path[PATH_MAX], tmp[PATH_MAX + 32], sub[PATH_MAX];
 	const char *slash;
-	char *copy_name;
 	int out, err;
 
 	if (!dir || !f->facts.build_id_size ||
 	    !cache_path(dir, f->facts.build_id, f->facts.build_id_size, path, sizeof(path)))
 		return -ENOENT;
+	if (!libaddrres_elf_fd_has_zlib(fd))
+		return -ENODATA;
 	/* DIR, then DIR/ab: made as needed. */
 	slash = strrchr(path, '/');
 	snprintf(sub, sizeof(sub), "%.*s", (int)(slash - path), path);
@@ -96,27 +97,18 @@ int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, char **name)
 		goto fail;
 	}
 	err = libaddrres_elf_inflate(fd, out);
+	close(out);
 	/* Whole or not at all: another process may read it the moment it is there. */
 	if (!err && rename(tmp, path))
 		err = -errno;
 	if (err) {
-		close(out);
 		unlink(tmp);
-		if (err == -ENODATA)
-			return err;
 		goto fail;
 	}
-	copy_name = strdup(path);
-	if (!copy_name) {
-		close(out);
-		return -ENOMEM;
-	}
-	libaddrres_print(ADDRRES_INFO, "%s: its DWARF decompressed once, into %s", *name, path);
-	free(*name);
-	*name = copy_name;
-	return out;
+	libaddrres_print(ADDRRES_INFO, "%s: its DWARF decompressed once, into %s", name, path);
+	return 0;
 fail:
-	libaddrres_print(ADDRRES_WARN, "%s: cannot keep a decompressed copy in %s: %s", *name, dir,
+	libaddrres_print(ADDRRES_WARN, "%s: cannot keep a decompressed copy in %s: %s", name, dir,
 			 strerror(-err));
 	return err;
 }

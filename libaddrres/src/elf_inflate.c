@@ -5,16 +5,21 @@
  * Debian's and Fedora's debug files have their DWARF sections compressed
  * with zlib (SHF_COMPRESSED, ELFCOMPRESS_ZLIB), and libdw decompresses
  * every one of them, through libelf and zlib, when it opens the file:
- * for libc6-dbg's libc, 9.8 MB out of 4.1 MB in 61 ms, two fifths of a
+ * for libc6-dbg's libc, 9.8 MB from 4.1 MB in 61 ms, two fifths of a
  * first batch.  libdeflate (Debian's libdeflate-dev) decompresses whole
  * buffers of that format in half the time.  So before libdw first reads
  * a file's DWARF, the library decompresses those sections itself, in the
- * ELF that libdwfl opened: each one's data becomes the decompressed bytes
- * and its header no longer says it is compressed, so libdw finds nothing
- * left to do.  (libdw's own decompression changes libelf's view of the
- * file the same way.)  The memory is the same as libdw's would be: the
- * buffers live as long as the file.  The cache directory's copies
- * (elf_debug_cache.c) are written from the same decompression.
+ * ELFs that libdwfl opened (the file's, and its debug file's: libdwfl's
+ * search puts the debug file's ELF into the module itself, so a copy
+ * given back by the find_debuginfo callback would never be read).  Each
+ * section's data, raw and converted (libdw 0.188 reads the one, 0.189
+ * and later the other), becomes the decompressed bytes and its header
+ * no longer says it is compressed, so libdw finds nothing left to do: the
+ * state libelf's own elf_compress() leaves.  What libdeflate does not
+ * take (several zlib streams in one section) is left to elf_compress().
+ * The memory is what libdw's decompression would take: the buffers live
+ * as long as the file.  The cache directory's copies (elf_debug_cache.c)
+ * are written from the same decompression.
  *
  * Sections compressed otherwise (zstd; .zdebug_*) stay as they are, for
  * libdw to read or not, as before.
@@ -62,8 +67,12 @@ static int inflate_section(struct libdeflate_decompressor *dd, Elf *elf, const E
 	size_t hdr = gelf_fsize(elf, ELF_T_CHDR, 1, EV_CURRENT);
 
 	*buf = NULL;
-	if (!hdr || !raw->d_buf || raw->d_size < hdr || !ch->ch_addralign ||
-	    (ch->ch_addralign & (ch->ch_addralign - 1)))
+	/*
+	 * DEFLATE expands by 1032:1 at most: a header that says more is
+	 * corrupt, and the allocation it asks for is not made.
+	 */
+	if (!hdr || !raw->d_buf || raw->d_size < hdr || ch->ch_size > SIZE_MAX ||
+	    ch->ch_size / 1032 > raw->d_size - hdr || (ch->ch_addralign & (ch->ch_addralign - 1)))
 		return -EBADMSG;
 	*buf = malloc(ch->ch_size ? ch->ch_size : 1);
 	if (!*buf)
@@ -109,7 +118,7 @@ static int copy_section(struct libdeflate_decompressor *dd, Elf *in, Elf_Scn *sc
 		sh->sh_addralign = ch.ch_addralign;
 		od->d_buf = *buf;
 		od->d_size = ch.ch_size;
-		od->d_align = ch.ch_addralign;
+		od->d_align = ch.ch_addralign ? ch.ch_addralign : 1;
 	}
 	return gelf_update_shdr(oscn, sh) ? 0 : -ENOEXEC;
 }
@@ -188,66 +197,128 @@ out:
 	return err;
 }
 
+/* @data, a section's data as libelf gives it, made the @size bytes of @buf. */
+static void data_set(Elf_Data *data, void *buf, size_t size, size_t align)
+{
+	data->d_buf = buf;
+	data->d_size = size;
+	data->d_type = ELF_T_BYTE;
+	data->d_align = align ? align : 1;
+	data->d_off = 0;
+}
+
 /*
- * Decompress the zlib DWARF sections (.debug_*) of @elf, an ELF of @f
- * that libdwfl opened and libdw has not read DWARF from yet, in it (see
- * above); the buffers are @f's.  A section that does not decompress is
- * said, naming @file, and stays compressed: libdw then fails on it as it
- * would have, without a word.
+ * Decompress the zlib section @scn (header @sh, named @name) of @elf in
+ * place (see above), the buffer @f's: 0, or a negative errno.  Where
+ * libdeflate cannot, libelf's elf_compress() tries (what libdw would
+ * have done); where neither can, it stays compressed, and it is said.
  */
-void libaddrres_elf_inflate_dwarf(struct elf_file *f, Elf *elf, const char *file)
+static int inflate_in_place(struct elf_file *f, struct libdeflate_decompressor *dd, Elf *elf,
+			    Elf_Scn *scn, GElf_Shdr *sh, const GElf_Chdr *ch, const char *file,
+			    const char *name)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *raw = data ? elf_rawdata(scn, NULL) : NULL;
+	void **bufs, *buf;
+
+	bufs = realloc(f->inflated, (f->nr_inflated + 1) * sizeof(*bufs));
+	if (!bufs)
+		return -ENOMEM;
+	f->inflated = bufs;
+	if (!raw || inflate_section(dd, elf, raw, ch, &buf)) {
+		if (elf_compress(scn, 0, 0) < 0) {
+			libaddrres_print(ADDRRES_WARN, "%s: its %s does not decompress: %s", file,
+					 name, elf_errmsg(-1));
+			f->dwarf_corrupt = true;
+			return -EBADMSG;
+		}
+		f->owner->stats.inflated += ch->ch_size;
+		return 0;
+	}
+	sh->sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+	sh->sh_size = ch->ch_size;
+	sh->sh_addralign = ch->ch_addralign;
+	if (!gelf_update_shdr(scn, sh)) {
+		free(buf);
+		return -ENOEXEC;
+	}
+	f->inflated[f->nr_inflated++] = buf;
+	f->owner->stats.inflated += ch->ch_size;
+	data_set(data, buf, ch->ch_size, ch->ch_addralign);
+	data_set(raw, buf, ch->ch_size, ch->ch_addralign);
+	return 0;
+}
+
+/* The zlib DWARF sections (.debug_*) of @elf (of @file), decompressed in place. */
+static void inflate_dwarf(struct elf_file *f, Elf *elf, const char *file)
 {
 	struct libdeflate_decompressor *dd = NULL;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	int err;
 
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
 		return;
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
-		Elf_Data *raw, *data;
 		GElf_Shdr sh;
 		GElf_Chdr ch;
-		void **bufs, *buf;
 
 		if (!gelf_getshdr(scn, &sh) || !zlib_section(scn, &sh, &ch) ||
 		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strncmp(name, ".debug_", 7))
 			continue;
 		if (!dd && !(dd = libdeflate_alloc_decompressor()))
 			break;
-		bufs = realloc(f->inflated, (f->nr_inflated + 1) * sizeof(*bufs));
-		if (!bufs)
+		if (inflate_in_place(f, dd, elf, scn, &sh, &ch, file, name) == -ENOMEM)
 			break;
-		f->inflated = bufs;
-		raw = elf_rawdata(scn, NULL);
-		data = elf_getdata(scn, NULL);
-		if (!raw || !data)
-			continue;
-		err = inflate_section(dd, elf, raw, &ch, &buf);
-		if (err) {
-			char ebuf[128];
-
-			libaddrres_print(ADDRRES_WARN, "%s: its %s does not decompress: %s", file, name,
-					 libaddrres_strerror(err, ebuf, sizeof(ebuf)));
-			f->dwarf_corrupt = true;
-			continue;
-		}
-		sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
-		sh.sh_size = ch.ch_size;
-		sh.sh_addralign = ch.ch_addralign;
-		if (!gelf_update_shdr(scn, &sh)) {
-			free(buf);
-			continue;
-		}
-		f->inflated[f->nr_inflated++] = buf;
-		f->owner->stats.inflated += ch.ch_size;
-		data->d_buf = buf;
-		data->d_size = ch.ch_size;
-		data->d_type = ELF_T_BYTE;
-		data->d_align = ch.ch_addralign;
-		data->d_off = 0;
 	}
 	if (dd)
 		libdeflate_free_decompressor(dd);
+}
+
+/**
+ * libaddrres_elf_dwarf() - libdw's DWARF of a file, its zlib sections decompressed first
+ * @f: the file
+ * @bias: where to store the DWARF's bias (dwfl_module_getdwarf()'s)
+ *
+ * Every use of @f's DWARF goes through here, so that libdw never opens it
+ * before the library decompressed its zlib sections: those of the file
+ * and those of the debug file libdwfl found for the symbols, where they
+ * come from one.  (A debug file found for DWARF alone, the file having a
+ * .symtab of its own, is left to libdw: libdwfl gives no handle on its
+ * ELF before libdw opens it.)  A section that does not decompress is
+ * said, naming the file, and makes line_err -EBADMSG.
+ *
+ * Return: dwfl_module_getdwarf()'s DWARF, or NULL.
+ */
+Dwarf *libaddrres_elf_dwarf(struct elf_file *f, Dwarf_Addr *bias)
+{
+	const char *file = NULL, *debugfile = NULL;
+	Elf *symelf = NULL;
+	Dwarf_Addr sym_bias;
+	GElf_Word shndx;
+	GElf_Addr value;
+	GElf_Sym sym;
+
+	if (!f->dwarf_inflated) {
+		f->dwarf_inflated = true;
+		dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, &file, &debugfile);
+		inflate_dwarf(f, f->elf, file ? file : "(file)");
+		/* Any symbol's ELF is the symbol table's: symbol 0, the null one, will do. */
+		if (debugfile && dwfl_module_getsymtab(f->mod) > 0 &&
+		    dwfl_module_getsym_info(f->mod, 0, &sym, &value, &shndx, &symelf, &sym_bias) &&
+		    symelf && symelf != f->elf)
+			inflate_dwarf(f, symelf, debugfile);
+	}
+	return dwfl_module_getdwarf(f->mod, bias);
+}
+
+/* Whether the ELF file @fd has a zlib section. */
+bool libaddrres_elf_fd_has_zlib(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	bool has = elf && has_zlib_section(elf);
+
+	if (elf)
+		elf_end(elf);
+	return has;
 }

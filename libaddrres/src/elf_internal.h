@@ -100,6 +100,7 @@ struct elf_alias {
 struct elf_file {
 	struct addrres_elf *owner;	/* the handle: libdwfl's callbacks get the file */
 	bool told_debuginfod;		/* the message of find_debuginfo() printed */
+	bool debug_found;		/* find_debuginfo() gave its debug file */
 	bool dwarf_used;		/* lines or inlines asked: libdw read its DWARF */
 	bool cached;			/* in the cache's list: it owns the file */
 	bool dwarf_checked;		/* line_err is known */
@@ -128,6 +129,7 @@ struct elf_file {
 	/* DWARF sections the library decompressed, libdw's (elf_inflate.c) */
 	void **inflated;
 	size_t nr_inflated;
+	bool dwarf_inflated;		/* they were, before libdw read them */
 	bool dwarf_corrupt;		/* one did not decompress (said) */
 };
 
@@ -200,12 +202,13 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 /* ---- decompressed debug files: elf_debug_cache.c ---- */
 
 int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name);
-int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, char **name);
+int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, const char *name);
 
 /* ---- debug files decompressed with libdeflate: elf_inflate.c ---- */
 
 int libaddrres_elf_inflate(int in_fd, int out_fd);
-void libaddrres_elf_inflate_dwarf(struct elf_file *f, Elf *elf, const char *file);
+bool libaddrres_elf_fd_has_zlib(int fd);
+Dwarf *libaddrres_elf_dwarf(struct elf_file *f, Dwarf_Addr *bias);
 
 /* ---- MiniDebugInfo's cap: elf_debugdata.c ---- */
 

@@ -44,7 +44,7 @@ static const struct elf_load *load_of(const struct elf_facts *f, uint64_t off)
  * .symtab, so without a debug file it is that one, and with a debug file
  * but no .gnu_debugdata the debug file.
  */
-static enum addrres_elf_symtab symtab_of(const struct elf_file *f, Elf *symelf)
+static enum addrres_elf_symtab symtab_of(struct elf_file *f, Elf *symelf)
 {
 	const char *debugfile = NULL;
 	Dwarf_Addr bias;
@@ -57,7 +57,7 @@ static enum addrres_elf_symtab symtab_of(const struct elf_file *f, Elf *symelf)
 		return ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA;
 	if (!f->facts.has_debugdata)
 		return ADDRRES_ELF_SYMTAB_DEBUG_FILE;
-	dw = dwfl_module_getdwarf(f->mod, &bias);
+	dw = libaddrres_elf_dwarf(f, &bias);
 	return dw && dwarf_getelf(dw) == symelf ? ADDRRES_ELF_SYMTAB_DEBUG_FILE :
 						  ADDRRES_ELF_SYMTAB_GNU_DEBUGDATA;
 }
@@ -626,9 +626,9 @@ static int dwarf_state(struct elf_file *f)
 	Dwarf *dw;
 	int fd;
 
+	dw = libaddrres_elf_dwarf(f, &bias);
 	if (f->dwarf_corrupt)
 		return -EBADMSG;
-	dw = dwfl_module_getdwarf(f->mod, &bias);
 	if (dw) {
 		/* libdw 0.188 opens DWARF with zstd sections, and finds nothing in them. */
 		dwarf_sections(dwarf_getelf(dw), &has, &zstd);
@@ -658,31 +658,13 @@ static int dwarf_state(struct elf_file *f)
 	return zstd ? -EOPNOTSUPP : -EBADMSG;
 }
 
-/*
- * libdw's first read of @f's DWARF, which it looks for in the file, then
- * in the debug file libdwfl found (for the symbols, where they come from
- * one): the zlib sections of both decompressed by the library first
- * (elf_inflate.c), which is faster than libdw at it.  A debug file found
- * for DWARF alone (the file has a .symtab of its own) is left to libdw.
- */
+/* The first use of @f's DWARF: libdw reads it (its zlib sections decompressed first). */
 static void dwarf_open(struct elf_file *f)
 {
-	const char *file = NULL, *debugfile = NULL;
-	Elf *symelf = NULL;
 	Dwarf_Addr bias = 0;
-	GElf_Word shndx;
-	GElf_Addr value;
-	GElf_Sym sym;
 
 	f->dwarf_used = true;
-	dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, &file, &debugfile);
-	libaddrres_elf_inflate_dwarf(f, f->elf, file ? file : "(file)");
-	if (debugfile && dwfl_module_getsymtab(f->mod) > 0 &&
-	    dwfl_module_getsym_info(f->mod, 0, &sym, &value, &shndx, &symelf, &bias) &&
-	    symelf && symelf != f->elf)
-		libaddrres_elf_inflate_dwarf(f, symelf, debugfile);
-	bias = 0;
-	dwfl_module_getdwarf(f->mod, &bias);
+	libaddrres_elf_dwarf(f, &bias);
 	f->dwbias = bias;
 }
 

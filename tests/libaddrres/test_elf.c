@@ -2300,6 +2300,14 @@ out:
 	addrres_elf__free(e);
 }
 
+/* The cache's stats, the struct as this test knows it. */
+static int elf_stats(struct addrres_elf *e, struct addrres_elf_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->sz = sizeof(*st);
+	return addrres_elf__stats(e, st);
+}
+
 /*
  * DWARF compressed with zstd, which elfutils 0.188 cannot decompress: no
  * line, and the answer and a warning say why.
@@ -2396,10 +2404,15 @@ static void test_debug_cache_dir(struct test *t, const void *arg)
 	memset(&printed, 0, sizeof(printed));
 	addrres_set_print(record_print);
 	for (int handle = 0; handle < 2; handle++) {
+		struct addrres_elf_stats es;
+
 		CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
 		CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
 		CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
 		CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+		/* the first decompresses in memory too; the second, nothing */
+		CHECK_INT(t, elf_stats(e, &es), 0);
+		CHECK(t, handle ? es.inflated == 0 : es.inflated > 0);
 		addrres_elf__free(e);
 		e = NULL;
 		/* made by the first, once */
@@ -2422,13 +2435,6 @@ static void test_debug_cache_dir(struct test *t, const void *arg)
 out:
 	addrres_set_print(NULL);
 	addrres_elf__free(e);
-}
-
-static int elf_stats(struct addrres_elf *e, struct addrres_elf_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->sz = sizeof(*st);
-	return addrres_elf__stats(e, st);
 }
 
 /*
@@ -2479,7 +2485,8 @@ static void lib_debug_file(const char *dir, char *path, size_t sz)
  * A debug file with its DWARF compressed with zlib (Debian's -dbgsym
  * packages): the library decompresses every such section itself
  * (stats.inflated), and the lines are those of the uncompressed DWARF.
- * A file whose DWARF is not compressed has nothing decompressed.
+ * The same with MiniDebugInfo beside the debug file (Fedora's), and for
+ * a file's own compressed DWARF; nothing for DWARF not compressed.
  */
 static void test_dwarf_inflated(struct test *t, const void *arg)
 {
@@ -2487,13 +2494,15 @@ static void test_dwarf_inflated(struct test *t, const void *arg)
 	struct addrres_elf *e = NULL;
 	struct addrres_elf_stats st;
 	struct nm_sym func, stat_sym;
-	char lib[PATH_MAX], debug[PATH_MAX + 64];
+	char lib[PATH_MAX], debug[PATH_MAX + 64], dirs[PATH_MAX];
 	long long want;
 	uint64_t offs[2];
 
-	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = out_file("debug-z"));
+	/* out_file()'s buffers are reused: the options keep a copy. */
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = dirs);
 	(void)arg;
 	NEED_FIXTURES(t);
+	snprintf(dirs, sizeof(dirs), "%s", out_file("debug-z"));
 	lib_debug_file("debug-z", debug, sizeof(debug));
 	want = zlib_sections_size(debug, NULL);
 	CHECK(t, want > 0);
@@ -2510,6 +2519,31 @@ static void test_dwarf_inflated(struct test *t, const void *arg)
 	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_func");
 	CHECK_SYM(t, s[1], "fixture_lib_static", stat_sym, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
 	CHECK_LINE(t, s[1], "lib.c", "fixture_lib_static");
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.inflated, (uint64_t)want);
+	addrres_elf__free(e);
+	e = NULL;
+	/* a stripped file with MiniDebugInfo and a debug file (Fedora's layout) */
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-minidebuginfo.so"));
+	OFFSET(t, lib, func.value, &offs[0]);
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, lib, offs, 1, s, NULL), 0);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_func");
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.inflated, (uint64_t)want);
+	addrres_elf__free(e);
+	e = NULL;
+	/* a file with its own DWARF compressed (gcc -gz), not stripped */
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-zdebug.so"));
+	want = zlib_sections_size(lib, NULL);
+	CHECK(t, want > 0);
+	o.debug_dirs = no_debug_dir();
+	OFFSET(t, lib, func.value, &offs[0]);
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, lib, offs, 1, s, NULL), 0);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_func");
 	CHECK_INT(t, elf_stats(e, &st), 0);
 	CHECK_U64(t, st.inflated, (uint64_t)want);
 	addrres_elf__free(e);
@@ -2538,13 +2572,14 @@ static void test_dwarf_inflate_corrupt(struct test *t, const void *arg)
 	struct addrres_elf *e = NULL;
 	struct addrres_elf_stats st;
 	struct nm_sym func;
-	char lib[PATH_MAX], debug[PATH_MAX + 64], want[PATH_MAX + 128];
+	char lib[PATH_MAX], debug[PATH_MAX + 64], want[PATH_MAX + 128], dirs[PATH_MAX];
 	long long bad;
 	uint64_t off;
 
-	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = out_file("debug-zbad"));
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = dirs);
 	(void)arg;
 	NEED_FIXTURES(t);
+	snprintf(dirs, sizeof(dirs), "%s", out_file("debug-zbad"));
 	lib_debug_file("debug-zbad", debug, sizeof(debug));
 	snprintf(lib, sizeof(lib), "%s", out_file("lib-stripped.so"));
 	NM(t, "lib.so.nm", "fixture_lib_func", &func);
@@ -2571,6 +2606,59 @@ static void test_dwarf_inflate_corrupt(struct test *t, const void *arg)
 	CHECK_U64(t, st.inflated, (uint64_t)(zlib_sections_size(debug, NULL) - bad));
 out:
 	addrres_set_print(NULL);
+	addrres_elf__free(e);
+}
+
+/*
+ * dwz's multifile (.gnu_debugaltlink), where the inlined function's name
+ * is: found by its own build ID, not taken for the debug file's copy in
+ * the cache (libdwfl asks the same callback for both), with a cache
+ * directory or without, its first handle or a later one.
+ */
+static void test_dwz_alt_file(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym func;
+	char lib[PATH_MAX], dirs[PATH_MAX], cache[PATH_MAX];
+	struct stat st;
+	uint64_t off;
+	unsigned int call;
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = dirs);
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(dirs, sizeof(dirs), "%s", out_file("debug-dwz"));
+	snprintf(cache, sizeof(cache), "%s", out_file("dwz-cache"));
+	snprintf(lib, sizeof(lib), "%s", out_file("dwz-a-stripped.so"));
+	if (stat(lib, &st))
+		SKIP(t, "no dwz (Debian's dwz package): build.sh made no dwz-a-stripped.so");
+	NM(t, "dwz-a.so.nm", "fixture_dwz_a", &func);
+	call = marker_line("elf/dwz-a.c", "fixture_dwz_a_calls");
+	CHECK(t, call > 0);
+	for (int handle = 0; handle < 3; handle++) {
+		bool found = false;
+
+		/* without a cache; then the cache's writer, then its reader */
+		o.debug_cache_dir = handle ? cache : NULL;
+		CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+		for (uint64_t a = func.value; a < func.value + func.size && !found; a++) {
+			OFFSET(t, lib, a, &off);
+			CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+			found = s[0] && s[0]->nr_inlined == 1;
+		}
+		if (!found)
+			FAIL(t, "handle %d: no offset of fixture_dwz_a is in inlined code", handle);
+		CHECK_STR(t, s[0]->name, "fixture_dwz_a");
+		CHECK_STR(t, s[0]->inlined[0].name, "fixture_dwz_mix");
+		CHECK_LINE(t, s[0], "dwz-common.h", "fixture_dwz_mix");
+		CHECK(t, s[0]->inlined[0].call_file &&
+			 same_file(s[0]->inlined[0].call_file, path_in(fixtures_dir, "elf/dwz-a.c")));
+		CHECK_INT(t, s[0]->inlined[0].call_line, call);
+		addrres_elf__free(e);
+		e = NULL;
+	}
+out:
 	addrres_elf__free(e);
 }
 
@@ -3104,6 +3192,7 @@ static struct test tests[] = {
 	CASE(test_debug_cache_dir),
 	CASE(test_dwarf_inflated),
 	CASE(test_dwarf_inflate_corrupt),
+	CASE(test_dwz_alt_file),
 	CASE(test_perf_map),
 	CASE(test_debugdata_cap),
 	CASE(test_inlines_match_libdw),
