@@ -12,14 +12,15 @@
  * ELFs that libdwfl opened (the file's, and its debug file's: libdwfl's
  * search puts the debug file's ELF into the module itself, so a copy
  * given back by the find_debuginfo callback would never be read).  Each
- * section's data, raw and converted (libdw 0.188 reads the one, 0.189
- * and later the other), becomes the decompressed bytes and its header
- * no longer says it is compressed, so libdw finds nothing left to do: the
- * state libelf's own elf_compress() leaves.  What libdeflate does not
- * take (several zlib streams in one section) is left to elf_compress().
- * The memory is what libdw's decompression would take: the buffers live
- * as long as the file.  The cache directory's copies (elf_debug_cache.c)
- * are written from the same decompression.
+ * section's data, converted and raw (libdw 0.188 reads the one; since
+ * 0.189, elfutils commit 9548a7f06e4b, the other), becomes the
+ * decompressed bytes and its header no longer says it is compressed, so
+ * libdw finds nothing left to do: the state libelf's own elf_compress()
+ * leaves.  What libdeflate does not take (several zlib streams in one
+ * section) is left to elf_compress().  The memory is what libdw's
+ * decompression would take: the buffers live as long as the file.  The
+ * cache directory's copies (elf_debug_cache.c) are written from the same
+ * decompression.
  *
  * Sections compressed otherwise (zstd; .zdebug_*) stay as they are, for
  * libdw to read or not, as before.
