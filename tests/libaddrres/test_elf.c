@@ -2087,17 +2087,20 @@ out:
 static void test_inlines_match_libdw(struct test *t, const void *arg)
 {
 	static struct diff_file files[3];
+	static char no_debug[PATH_MAX];
 	size_t nfiles = 0, total = 0, differ = 0, shown = 0;
 	char why[PATH_MAX + 256];
 
 	(void)arg;
 	NEED_FIXTURES(t);
+	/* out_file()'s buffers are reused: the files keep a copy. */
+	snprintf(no_debug, sizeof(no_debug), "%s", no_debug_dir());
 	snprintf(files[nfiles].label, sizeof(files[nfiles].label), "names.so");
 	snprintf(files[nfiles].path, sizeof(files[nfiles].path), "%s", out_file("names.so"));
-	files[nfiles++].debug_dirs = no_debug_dir();
+	files[nfiles++].debug_dirs = no_debug;
 	snprintf(files[nfiles].label, sizeof(files[nfiles].label), "pie");
 	snprintf(files[nfiles].path, sizeof(files[nfiles].path), "%s", out_file("pie"));
-	files[nfiles++].debug_dirs = no_debug_dir();
+	files[nfiles++].debug_dirs = no_debug;
 	/* libc, with its DWARF from libc6-dbg: thousands of inlined calls */
 	if (dl_iterate_phdr(find_libc, files[nfiles].path)) {
 		snprintf(files[nfiles].label, sizeof(files[nfiles].label), "libc");
@@ -2385,13 +2388,17 @@ static void test_debug_cache_dir(struct test *t, const void *arg)
 	struct addrres_elf *e = NULL;
 	struct nm_sym stat_sym;
 	char lib[PATH_MAX], cache[PATH_MAX], copy[PATH_MAX + 64], hex[2 * ADDRRES_BUILD_ID_MAX + 1];
+	char dirs[PATH_MAX], not_dir[PATH_MAX];
 	size_t id_size = lib_build_id(id);
 	struct stat st;
 	uint64_t off;
 
-	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = out_file("debug-z"));
+	/* out_file()'s buffers are reused: the options keep copies. */
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = dirs);
 	(void)arg;
 	NEED_FIXTURES(t);
+	snprintf(dirs, sizeof(dirs), "%s", out_file("debug-z"));
+	snprintf(not_dir, sizeof(not_dir), "%s", out_file("lib.so"));
 	CHECK(t, id_size > 1);
 	snprintf(lib, sizeof(lib), "%s", out_file("lib-stripped.so"));
 	snprintf(cache, sizeof(cache), "%s", out_file("decompressed"));
@@ -2425,7 +2432,7 @@ static void test_debug_cache_dir(struct test *t, const void *arg)
 	snprintf(copy, sizeof(copy), "%s/.build-id/%.2s/%s.debug", out_file("debug-z"), hex, hex + 2);
 	CHECK_INT(t, has_compressed_section(copy), 1);
 	/* a cache that cannot be made: a warning, and the answers all the same */
-	o.debug_cache_dir = out_file("lib.so");		/* a file, no directory */
+	o.debug_cache_dir = not_dir;		/* a file, no directory */
 	memset(&printed, 0, sizeof(printed));
 	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
 	CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
@@ -2538,7 +2545,7 @@ static void test_dwarf_inflated(struct test *t, const void *arg)
 	snprintf(lib, sizeof(lib), "%s", out_file("lib-zdebug.so"));
 	want = zlib_sections_size(lib, NULL);
 	CHECK(t, want > 0);
-	o.debug_dirs = no_debug_dir();
+	snprintf(dirs, sizeof(dirs), "%s", no_debug_dir());
 	OFFSET(t, lib, func.value, &offs[0]);
 	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
 	CHECK_ERR(t, addrres_elf__resolve(e, lib, offs, 1, s, NULL), 0);
@@ -2550,7 +2557,6 @@ static void test_dwarf_inflated(struct test *t, const void *arg)
 	e = NULL;
 	/* DWARF as the compiler left it: nothing to decompress */
 	CHECK_INT(t, (int)zlib_sections_size(out_file("lib.so"), NULL), 0);
-	o.debug_dirs = no_debug_dir();
 	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
 	OFFSET(t, out_file("lib.so"), func.value, &offs[0]);
 	CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib.so"), offs, 1, s, NULL), 0);
