@@ -113,15 +113,9 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						  debuglink_file, debuglink_crc, debuginfo_file_name);
 	}
-	if (f && !alt && fd >= 0) {
+	/* The cache's copy is written once its DWARF is decompressed (libaddrres_elf_dwarf()). */
+	if (f && !alt && fd >= 0)
 		f->debug_found = true;
-		/*
-		 * The search gave libdwfl this file's ELF already, which this
-		 * handle reads; the cache's copy is for the next ones.
-		 */
-		if (*debuginfo_file_name)
-			libaddrres_elf_debug_cache_add(f, fd, *debuginfo_file_name);
-	}
 	return fd;
 }
 

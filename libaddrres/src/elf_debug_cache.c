@@ -6,7 +6,7 @@
  * handle that reads it (elf_inflate.c): for libc6-dbg's libc, 9.8 MB from
  * 4.1 MB, a quarter of a first batch.  A new handle, or a new run of a
  * profiler, paid that again for the same build ID.  With a cache
- * directory, the first reader also writes a copy with those sections
+ * directory, the first handle that reads its DWARF also writes it out as
  * decompressed, DIR/ab/cdef....debug by its build ID, and from then on
  * every handle of every process reads that copy, which libdw maps as it
  * is.  What it costs is disk: each cached copy is its DWARF's
@@ -64,14 +64,12 @@ int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name)
 }
 
 /*
- * @fd, the debug file of @f that libdwfl's search found (named @name,
- * libdwfl's from then on: the handle reads it, and decompresses it in
- * memory): if it has zlib sections, write its copy with them
- * decompressed (elf_inflate.c) into the cache, for the next handles.  0;
- * -ENODATA if it has nothing to decompress; another negative errno, said
- * as a warning, if the copy cannot be written.
+ * @debug, libdwfl's ELF of the debug file of @f (named @name), its zlib
+ * DWARF just decompressed in place (libaddrres_elf_dwarf()): write it so
+ * into the cache, for the next handles.  0, or a negative errno, said as
+ * a warning, if it cannot be written.
  */
-int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, const char *name)
+int libaddrres_elf_debug_cache_add(struct elf_file *f, Elf *debug, const char *name)
 {
 	const char *dir = f->owner->debug_cache_dir;
 	char path[PATH_MAX], tmp[PATH_MAX + 32], sub[PATH_MAX];
@@ -81,8 +79,6 @@ int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, const char *name)
 	if (!dir || !f->facts.build_id_size ||
 	    !cache_path(dir, f->facts.build_id, f->facts.build_id_size, path, sizeof(path)))
 		return -ENOENT;
-	if (!libaddrres_elf_fd_has_zlib(fd))
-		return -ENODATA;
 	/* DIR, then DIR/ab: made as needed. */
 	slash = strrchr(path, '/');
 	snprintf(sub, sizeof(sub), "%.*s", (int)(slash - path), path);
@@ -96,7 +92,7 @@ int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, const char *name)
 		err = -errno;
 		goto fail;
 	}
-	err = libaddrres_elf_inflate(fd, out);
+	err = libaddrres_elf_inflate(debug, out);
 	close(out);
 	/* Whole or not at all: another process may read it the moment it is there. */
 	if (!err && rename(tmp, path))

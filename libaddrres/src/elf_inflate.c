@@ -19,8 +19,8 @@
  * leaves.  What libdeflate does not take (several zlib streams in one
  * section) is left to elf_compress().  The memory is what libdw's
  * decompression would take: the buffers live as long as the file.  The
- * cache directory's copies (elf_debug_cache.c) are written from the same
- * decompression.
+ * cache directory's copies (elf_debug_cache.c) are written from the ELF
+ * so decompressed.
  *
  * Sections compressed otherwise (zstd; .zdebug_*) stay as they are, for
  * libdw to read or not, as before.
@@ -39,21 +39,6 @@ static bool zlib_section(Elf_Scn *scn, const GElf_Shdr *sh, GElf_Chdr *ch)
 {
 	return (sh->sh_flags & SHF_COMPRESSED) && sh->sh_type != SHT_NOBITS &&
 	       gelf_getchdr(scn, ch) && ch->ch_type == ELFCOMPRESS_ZLIB;
-}
-
-/* Whether @elf has a section to decompress here. */
-static bool has_zlib_section(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		GElf_Chdr ch;
-
-		if (gelf_getshdr(scn, &sh) && zlib_section(scn, &sh, &ch))
-			return true;
-	}
-	return false;
 }
 
 /*
@@ -125,36 +110,29 @@ static int copy_section(struct libdeflate_decompressor *dd, Elf *in, Elf_Scn *sc
 }
 
 /*
- * Write to @out_fd (empty) a copy of the ELF file @in_fd with its zlib
- * sections decompressed: the same sections, at the same indexes, laid out
- * anew by libelf.  0; -ENODATA if it has none (nothing written);
- * -EBADMSG for one that does not decompress; -ENOEXEC, -EOPNOTSUPP
- * (extended section numbering), -ENOMEM, -EIO.
+ * Write to @out_fd (empty) a copy of @in with its zlib sections
+ * decompressed: the same sections, at the same indexes, laid out anew by
+ * libelf.  @in is an ELF of libdwfl's whose DWARF sections are
+ * decompressed in place already (libaddrres_elf_dwarf()): those are
+ * copied as they are now, any other zlib section is decompressed here.
+ * 0; -EBADMSG for a section that does not decompress; -ENOEXEC,
+ * -EOPNOTSUPP (extended section numbering), -ENOMEM, -EIO.
  */
-int libaddrres_elf_inflate(int in_fd, int out_fd)
+int libaddrres_elf_inflate(Elf *in, int out_fd)
 {
-	Elf *in = elf_begin(in_fd, ELF_C_READ_MMAP, NULL), *out = NULL;
 	struct libdeflate_decompressor *dd = NULL;
 	size_t shnum = 0, phnum = 0, shstrndx, nr_bufs = 0;
 	void **bufs = NULL;
+	Elf *out = NULL;
 	GElf_Ehdr eh;
 	int err = 0;
 
-	if (!in || elf_kind(in) != ELF_K_ELF || !gelf_getehdr(in, &eh) ||
-	    elf_getshdrnum(in, &shnum) || elf_getphdrnum(in, &phnum) ||
-	    elf_getshdrstrndx(in, &shstrndx)) {
-		err = -ENOEXEC;
-		goto out;
-	}
+	if (elf_kind(in) != ELF_K_ELF || !gelf_getehdr(in, &eh) || elf_getshdrnum(in, &shnum) ||
+	    elf_getphdrnum(in, &phnum) || elf_getshdrstrndx(in, &shstrndx))
+		return -ENOEXEC;
 	/* Extended numbering (a section count past 0xff00): not for a copy here. */
-	if (shnum >= SHN_LORESERVE || shstrndx >= SHN_LORESERVE || phnum >= PN_XNUM) {
-		err = -EOPNOTSUPP;
-		goto out;
-	}
-	if (!has_zlib_section(in)) {
-		err = -ENODATA;
-		goto out;
-	}
+	if (shnum >= SHN_LORESERVE || shstrndx >= SHN_LORESERVE || phnum >= PN_XNUM)
+		return -EOPNOTSUPP;
 	dd = libdeflate_alloc_decompressor();
 	bufs = calloc(shnum, sizeof(*bufs));
 	out = elf_begin(out_fd, ELF_C_WRITE, NULL);
@@ -193,8 +171,6 @@ out:
 	free(bufs);
 	if (dd)
 		libdeflate_free_decompressor(dd);
-	if (in)
-		elf_end(in);
 	return err;
 }
 
@@ -250,15 +226,19 @@ static int inflate_in_place(struct elf_file *f, struct libdeflate_decompressor *
 	return 0;
 }
 
-/* The zlib DWARF sections (.debug_*) of @elf (of @file), decompressed in place. */
-static void inflate_dwarf(struct elf_file *f, Elf *elf, const char *file)
+/*
+ * The zlib DWARF sections (.debug_*) of @elf (of @file), decompressed in
+ * place: whether there were any.
+ */
+static bool inflate_dwarf(struct elf_file *f, Elf *elf, const char *file)
 {
 	struct libdeflate_decompressor *dd = NULL;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
+	bool any = false;
 
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
-		return;
+		return false;
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
 		GElf_Shdr sh;
@@ -267,6 +247,7 @@ static void inflate_dwarf(struct elf_file *f, Elf *elf, const char *file)
 		if (!gelf_getshdr(scn, &sh) || !zlib_section(scn, &sh, &ch) ||
 		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strncmp(name, ".debug_", 7))
 			continue;
+		any = true;
 		if (!dd && !(dd = libdeflate_alloc_decompressor()))
 			break;
 		if (inflate_in_place(f, dd, elf, scn, &sh, &ch, file, name) == -ENOMEM)
@@ -274,6 +255,7 @@ static void inflate_dwarf(struct elf_file *f, Elf *elf, const char *file)
 	}
 	if (dd)
 		libdeflate_free_decompressor(dd);
+	return any;
 }
 
 /**
@@ -287,7 +269,9 @@ static void inflate_dwarf(struct elf_file *f, Elf *elf, const char *file)
  * come from one.  (A debug file found for DWARF alone, the file having a
  * .symtab of its own, is left to libdw: libdwfl gives no handle on its
  * ELF before libdw opens it.)  A section that does not decompress is
- * said, naming the file, and makes line_err -EBADMSG.
+ * said, naming the file, and makes line_err -EBADMSG.  With a cache
+ * directory, the debug file is then written there as it is now, for the
+ * next handles (elf_debug_cache.c): decompressed once for both.
  *
  * Return: dwfl_module_getdwarf()'s DWARF, or NULL.
  */
@@ -307,19 +291,8 @@ Dwarf *libaddrres_elf_dwarf(struct elf_file *f, Dwarf_Addr *bias)
 		/* Any symbol's ELF is the symbol table's: symbol 0, the null one, will do. */
 		if (debugfile && dwfl_module_getsymtab(f->mod) > 0 &&
 		    dwfl_module_getsym_info(f->mod, 0, &sym, &value, &shndx, &symelf, &sym_bias) &&
-		    symelf && symelf != f->elf)
-			inflate_dwarf(f, symelf, debugfile);
+		    symelf && symelf != f->elf && inflate_dwarf(f, symelf, debugfile))
+			libaddrres_elf_debug_cache_add(f, symelf, debugfile);
 	}
 	return dwfl_module_getdwarf(f->mod, bias);
-}
-
-/* Whether the ELF file @fd has a zlib section. */
-bool libaddrres_elf_fd_has_zlib(int fd)
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	bool has = elf && has_zlib_section(elf);
-
-	if (elf)
-		elf_end(elf);
-	return has;
 }

@@ -202,12 +202,11 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 /* ---- decompressed debug files: elf_debug_cache.c ---- */
 
 int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name);
-int libaddrres_elf_debug_cache_add(struct elf_file *f, int fd, const char *name);
+int libaddrres_elf_debug_cache_add(struct elf_file *f, Elf *debug, const char *name);
 
 /* ---- debug files decompressed with libdeflate: elf_inflate.c ---- */
 
-int libaddrres_elf_inflate(int in_fd, int out_fd);
-bool libaddrres_elf_fd_has_zlib(int fd);
+int libaddrres_elf_inflate(Elf *in, int out_fd);
 Dwarf *libaddrres_elf_dwarf(struct elf_file *f, Dwarf_Addr *bias);
 
 /* ---- MiniDebugInfo's cap: elf_debugdata.c ---- */
