@@ -748,9 +748,9 @@ enum addrres_elf_symtab {
  * @debug_cache_dir: a directory where a debug file whose DWARF sections
  *	are compressed (Debian's and Fedora's are) is kept decompressed,
  *	DIR/ab/cdef....debug by its build ID, by the first handle that reads
- *	it: every later handle, of any process given the same directory,
- *	reads that copy and decompresses nothing (libc6-dbg's libc: a first
- *	batch 40% faster).  It costs the decompressed size on disk (libc's:
+ *	its DWARF: every later handle, of any process given the same
+ *	directory, reads that copy and decompresses nothing (libc6-dbg's
+ *	libc: a first batch 30% faster).  It costs the decompressed size on disk (libc's:
  *	10.4 MB); the library never removes a copy.  NULL (the default):
  *	none, each handle decompresses what it reads.
  *
