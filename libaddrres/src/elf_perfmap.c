@@ -42,6 +42,7 @@ struct perf_map {
 	int pid;
 	char path[PATH_MAX];
 	struct stat st;		/* of the file when read: size and mtime say if it grew */
+	uint64_t checked;	/* the call (addrres_elf.calls) that last looked at it */
 	struct perf_sym *syms;	/* by start, then line */
 	size_t nr;
 	struct libaddrres_arena names;
@@ -189,8 +190,10 @@ static int perf_map_read(struct perf_map *m, FILE *f, const struct stat *st)
 }
 
 /*
- * The map of @pid into *@mp, read again if it changed: 0, or -ENOENT if
- * there is none, -ENOMEM, or the errno of reading it (the message set).
+ * The map of @pid into *@mp, read again if it changed since the last
+ * call (not within one: the answers of a call's earlier VMAs point into
+ * its names): 0, or -ENOENT if there is none, -ENOMEM, or the errno of
+ * reading it (the message set).
  */
 static int perf_map_get(struct addrres_elf *e, int pid, const char *name, struct perf_map **mp)
 {
@@ -200,15 +203,19 @@ static int perf_map_get(struct addrres_elf *e, int pid, const char *name, struct
 	FILE *f;
 	int err;
 
+	for (size_t i = 0; i < e->nr_perf_maps; i++) {
+		if (e->perf_maps[i]->pid == pid)
+			m = e->perf_maps[i];
+	}
+	if (m && m->checked == e->calls) {
+		*mp = m;
+		return 0;
+	}
 	f = perf_map_open(pid, path, sizeof(path));
 	if (!f)
 		return libaddrres_err(&e->eb, -ENOENT,
 				      "%s: no file is mapped there, and no perf map of JIT code (%s: %s)",
 				      name, path, strerror(errno));
-	for (size_t i = 0; i < e->nr_perf_maps; i++) {
-		if (e->perf_maps[i]->pid == pid)
-			m = e->perf_maps[i];
-	}
 	if (!m) {
 		struct perf_map **more = reallocarray(e->perf_maps, e->nr_perf_maps + 1, sizeof(*more));
 
@@ -241,6 +248,7 @@ static int perf_map_get(struct addrres_elf *e, int pid, const char *name, struct
 		}
 	}
 	fclose(f);
+	m->checked = e->calls;
 	*mp = m;
 	return 0;
 }
