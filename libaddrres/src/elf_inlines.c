@@ -73,11 +73,17 @@ struct cu_inlines {
 	struct cu_fn *fns;
 	struct cu_range *ranges;
 	size_t nr_fns, nr_ranges, fns_cap, ranges_cap;
+	Dwarf_Die cu;		/* the unit */
 	Dwarf_Die next;		/* the top-level DIE to read next */
+	unsigned int walks;	/* the partial walks so far */
 	bool done;		/* every one read */
+	bool nested_done;	/* the functions nested in others read too */
 	bool sorted;		/* ranges sorted */
 	bool failed;		/* out of memory: no more */
 };
+
+/* Partial walks of a unit before the next one reads it to its end. */
+#define PARTIAL_WALKS 8
 
 /* A range of an inlined subroutine, as the walk finds it. */
 struct inl_range {
@@ -392,6 +398,31 @@ static void walk_functions(struct cu_inlines *c, uint64_t addr)
 	}
 }
 
+/*
+ * The functions that the walk of top-level DIEs does not see: those
+ * nested in another function (GNU C's nested functions, C++ lambdas'
+ * operator()) or in a type, below @die (@inner: below something else
+ * than the unit, a namespace or a module).  Read once per unit, where an
+ * address was in none of the others.
+ */
+static void walk_nested(struct cu_inlines *c, Dwarf_Die *die, bool inner, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 512 || dwarf_child(die, &child))
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_subprogram && inner)
+			add_function(c, &child, UINT64_MAX);
+		if (tag == DW_TAG_namespace || tag == DW_TAG_module)
+			walk_nested(c, &child, inner, depth + 1);
+		else if (may_hold_code(tag))
+			walk_nested(c, &child, true, depth + 1);
+	} while (!c->failed && !dwarf_siblingof(&child, &child));
+}
+
 static int cmp_cu_range(const void *a, const void *b)
 {
 	const struct cu_range *x = a, *y = b;
@@ -407,6 +438,7 @@ static struct cu_inlines *cu_index(Dwarf_Die *cu)
 	if (!c)
 		return NULL;
 	c->sorted = true;
+	c->cu = *cu;
 	c->done = dwarf_child(cu, &c->next) != 0;
 	return c;
 }
@@ -433,15 +465,29 @@ static long fn_search(struct cu_inlines *c, uint64_t addr)
 	return (long)c->ranges[lo - 1].fn;
 }
 
-/* The function of @c that holds @addr: its index in c->fns, or -1. */
+/*
+ * The function of @c that holds @addr: its index in c->fns, or -1.  Each
+ * partial walk adds ranges to sort again: past PARTIAL_WALKS of them
+ * (addresses asked in the order opposite to the unit's), the next one
+ * reads the unit to its end, so that it is sorted a bounded number of
+ * times.
+ */
 static long fn_of(struct cu_inlines *c, uint64_t addr)
 {
 	long k = fn_search(c, addr);
 
-	if (k >= 0 || c->done || c->failed)
+	if (k >= 0 || c->failed)
 		return k;
-	walk_functions(c, addr);
-	return fn_search(c, addr);
+	if (!c->done) {
+		walk_functions(c, ++c->walks > PARTIAL_WALKS ? UINT64_MAX : addr);
+		k = fn_search(c, addr);
+	}
+	if (k < 0 && c->done && !c->nested_done && !c->failed) {
+		c->nested_done = true;
+		walk_nested(c, &c->cu, false, 0);
+		k = fn_search(c, addr);
+	}
+	return k;
 }
 
 void libaddrres_elf_inlines_free(struct elf_file *f)

@@ -1817,6 +1817,42 @@ out:
 	addrres_elf__free(e);
 }
 
+/*
+ * A function nested in another (GNU C; a C++ lambda's operator() is
+ * alike): its code is outside its parent's, and its inlined function is
+ * found all the same, as llvm-symbolizer finds it.
+ */
+static void test_inline_chain_nested(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym nested;
+	char so[PATH_MAX], msg[512];
+	unsigned int body, call;
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(so, sizeof(so), "%s", out_file("nested.so"));
+	/* GCC names a nested function's symbol NAME.N */
+	NM(t, "nested.so.nm", "nested_fn.0", &nested);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	if (!find_inlined(e, so, &nested, 1, &off))
+		FAIL(t, "no offset of nested_fn has an inlined function");
+	RESOLVE(t, e, so, NULL, 0, &off, 1, s, msg);
+	CHECK_STR(t, s[0]->name, "nested_fn.0");
+	CHECK_STR(t, s[0]->inlined[0].name, "nested_inner");
+	body = marker_line("elf/nested.c", "nested_inner_body");
+	call = marker_line("elf/nested.c", "nested_fn_calls");
+	CHECK(t, body > 0 && call > 0);
+	CHECK_INT(t, s[0]->line, body);
+	CHECK(t, s[0]->inlined[0].call_file &&
+		 same_file(s[0]->inlined[0].call_file, path_in(fixtures_dir, "elf/nested.c")));
+	CHECK_INT(t, s[0]->inlined[0].call_line, call);
+out:
+	addrres_elf__free(e);
+}
+
 /* no_inlines, and no_lines, leave the chain empty; the line stays. */
 static void test_inline_chain_off(struct test *t, const void *arg)
 {
@@ -3181,6 +3217,7 @@ static struct test tests[] = {
 	CASE(test_free_closes_files),
 	CASE(test_index_matches_libdwfl),
 	CASE(test_inline_chain),
+	CASE(test_inline_chain_nested),
 	CASE(test_inline_chain_off),
 	CASE(test_cache_build_id_shared),
 	CASE(test_cache_rewritten_in_place),
