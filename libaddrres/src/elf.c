@@ -192,14 +192,9 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 
 int addrres_elf__stats(const struct addrres_elf *e, struct addrres_elf_stats *stats)
 {
-	size_t sz;
-
-	if (!e || !stats || stats->sz < sizeof(size_t) || stats->sz > LIBADDRRES_OPTS_MAX_SZ)
+	if (!e || !stats)
 		return -EINVAL;
-	sz = stats->sz < sizeof(e->stats) ? stats->sz : sizeof(e->stats);
-	memcpy((char *)stats + sizeof(size_t), (const char *)&e->stats + sizeof(size_t),
-	       sz - sizeof(size_t));
-	return 0;
+	return libaddrres_stats_copy(stats, &e->stats, sizeof(e->stats));
 }
 
 void addrres_elf__drop(struct addrres_elf *e)
@@ -421,11 +416,8 @@ static int resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma 
 	f = libaddrres_elf_file_cached(e, dev, vma->inode, vma->build_id, vma->build_id_size);
 	if (!f) {
 		fd = libaddrres_open_mapped_file(pid, vma, vname, why, sizeof(why));
-		if (fd == -EMFILE || fd == -ENFILE) {
-			/* Out of descriptors: the files not in use go, once. */
-			libaddrres_elf_cache_trim(e, SIZE_MAX / 2);
+		if (libaddrres_elf_fds_reclaim(e, fd))
 			fd = libaddrres_open_mapped_file(pid, vma, vname, why, sizeof(why));
-		}
 		if (fd < 0)
 			return libaddrres_err(&e->eb, fd, "%s: %s", name, why);
 		/* The path libdwfl's search by .gnu_debuglink starts from. */

@@ -239,18 +239,25 @@ void libaddrres_elf_cache_drop(struct addrres_elf *e)
 }
 
 /*
- * open(@path) for the cache: where the process is out of descriptors,
- * the files not used by the current call are closed and it is tried
- * once more.  An fd or a negative errno.
+ * Where an open failed with @err for want of descriptors (-EMFILE,
+ * -ENFILE), close the files the current call does not use: whether it
+ * did, and the open is worth trying once more.
  */
+bool libaddrres_elf_fds_reclaim(struct addrres_elf *e, int err)
+{
+	if (err != -EMFILE && err != -ENFILE)
+		return false;
+	libaddrres_elf_cache_trim(e, SIZE_MAX / 2);
+	return true;
+}
+
+/* open(@path) for the cache, once more if out of descriptors: an fd or a negative errno. */
 int libaddrres_elf_open_retry(struct addrres_elf *e, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
-		libaddrres_elf_cache_trim(e, SIZE_MAX / 2);
+	if (fd < 0 && libaddrres_elf_fds_reclaim(e, -errno))
 		fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
 	return fd < 0 ? -errno : fd;
 }
 

@@ -176,6 +176,7 @@ void libaddrres_elf_file_free(struct elf_file *f);
 void libaddrres_elf_cache_trim(struct addrres_elf *e, size_t room);
 void libaddrres_elf_cache_drop(struct addrres_elf *e);
 void libaddrres_elf_file_touch(struct addrres_elf *e, struct elf_file *f);
+bool libaddrres_elf_fds_reclaim(struct addrres_elf *e, int err);
 int libaddrres_elf_open_retry(struct addrres_elf *e, const char *path);
 struct stat;
 void libaddrres_elf_key_stat(struct key *k, const struct stat *st);

@@ -166,6 +166,9 @@ const char *libaddrres_intern(struct libaddrres_strmap *m, struct libaddrres_are
 int libaddrres_open_mapped_file(int pid, const struct addrres_vma *v, const char *name,
 				char *why, size_t why_sz);
 
+/* A handle's stats into a caller's, by its sz (util.c). */
+int libaddrres_stats_copy(void *stats, const void *ours, size_t ours_sz);
+
 #ifndef LIBADDRRES_NO_LIBELF
 struct Elf;	/* libelf's Elf */
 

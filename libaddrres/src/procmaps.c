@@ -1046,15 +1046,7 @@ enum addrres_procmaps_method addrres_procmaps__method(const struct addrres_procm
 
 int addrres_procmaps__stats(const struct addrres_procmaps *pm, struct addrres_procmaps_stats *stats)
 {
-	size_t sz;
-
-	if (!pm || !stats || stats->sz < sizeof(size_t) || stats->sz > LIBADDRRES_OPTS_MAX_SZ)
+	if (!pm || !stats)
 		return -EINVAL;
-	sz = stats->sz < sizeof(pm->last) ? stats->sz : sizeof(pm->last);
-	memcpy((char *)stats + sizeof(size_t), (const char *)&pm->last + sizeof(size_t),
-	       sz - sizeof(size_t));
-	/* A newer caller's fields that this library does not know read 0. */
-	if (stats->sz > sz)
-		memset((char *)stats + sz, 0, stats->sz - sz);
-	return 0;
+	return libaddrres_stats_copy(stats, &pm->last, sizeof(pm->last));
 }

@@ -488,3 +488,23 @@ size_t libaddrres_fd_build_id(int fd, unsigned char *id)
 	return size;
 }
 #endif
+
+/*
+ * A handle's stats @ours (@ours_sz bytes, a size_t sz first) into the
+ * caller's @stats, as long as its sz says: fields this version does not
+ * know read 0.  -EINVAL for a sz smaller than the size_t or beyond
+ * LIBADDRRES_OPTS_MAX_SZ.
+ */
+int libaddrres_stats_copy(void *stats, const void *ours, size_t ours_sz)
+{
+	size_t want = *(const size_t *)stats, sz;
+
+	if (want < sizeof(size_t) || want > LIBADDRRES_OPTS_MAX_SZ)
+		return -EINVAL;
+	sz = want < ours_sz ? want : ours_sz;
+	memcpy((char *)stats + sizeof(size_t), (const char *)ours + sizeof(size_t),
+	       sz - sizeof(size_t));
+	if (want > sz)
+		memset((char *)stats + sz, 0, want - sz);
+	return 0;
+}
