@@ -10,7 +10,8 @@
  * profile asks about the same functions again and again, so each is
  * walked once: a unit, on its first address, for the ranges of its
  * functions (its top-level DIEs only: DW_AT_sibling skips their
- * children); a function, on its first address, for every
+ * children; the functions nested in others, once, for an address in
+ * none of those); a function, on its first address, for every
  * DW_TAG_inlined_subroutine in it with its name, call site and the one
  * it is nested in, their address ranges flattened into segments that
  * each say which one is innermost there.  An address then costs two
