@@ -16,6 +16,20 @@
  * files after it with "LABEL: " (e.g. the architecture they ran on), until
  * the next -l; "-l ''" turns the prefix off again.  The closing line counts
  * all files together.
+ *
+ * Nothing may vanish unnoticed: a file whose only plan is "1..0" is one
+ * skipped test, named by the file; a program whose subtests' plan is
+ * "1..0" is skipped, not passed; a file with results but no plan is a
+ * failure (it may have been cut short); XFAIL is a skip, not a pass.
+ *
+ * Expected results: "-e FILE" (after the -l of its label) names the list
+ * of every test the files of that label must produce, one per line,
+ * "pass NAME" or "skip NAME  # REASON", NAME as printed without the label.
+ * Then a test the list does not know, a skip it does not list (or lists
+ * with another reason), a listed skip that passed, and a listed test that
+ * never reported are each a failure that says so.  "-w NAME" (repeatable,
+ * after the -e) limits "never reported" to the listed tests named NAME or
+ * "NAME: ..." (what make vm-test T=... or host-test SUITES=... ran).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -38,6 +52,23 @@ struct counts {
 
 /* Set by -l: the prefix of the lines printed for the current file. */
 static const char *label = "";
+
+/* One line of an expected-results list (-e). */
+struct expected {
+	char *name;
+	enum result res;	/* RES_PASS or RES_SKIP */
+	char *reason;		/* a skip's reason */
+	bool seen;
+};
+
+/* The expected-results list of the current label, if any. */
+static struct {
+	const char *path;
+	struct expected *v;
+	size_t n;
+	const char **within;	/* -w: what must have reported */
+	size_t n_within;
+} manifest;
 
 /* Subtests of the top-level test currently running. */
 struct subtests {
@@ -128,7 +159,8 @@ static bool parse_result(const char *line, struct test_line *out)
 		} else if (starts_with_nocase(dir, "TODO")) {
 			out->res = RES_SKIP;
 		} else if (starts_with_nocase(dir, "XFAIL")) {
-			out->res = RES_PASS;
+			/* It failed as expected: nothing was shown to work. */
+			out->res = RES_SKIP;
 		}
 	}
 	out->reason = xstrdup(dir ? dir : "");
@@ -172,8 +204,8 @@ static const char *nested_body(const char *line)
 	return NULL;
 }
 
-static void count_one(struct counts *c, enum result res, const char *name,
-		      const char *reason)
+static void report(struct counts *c, enum result res, const char *name,
+		   const char *reason)
 {
 	static const char *const tag[] = {
 		[RES_PASS] = "ok     ", [RES_FAIL] = "not ok ", [RES_SKIP] = "skip   ",
@@ -187,6 +219,68 @@ static void count_one(struct counts *c, enum result res, const char *name,
 		c->failed++;
 	else
 		c->skipped++;
+}
+
+static int expected_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct expected *)a)->name,
+		      ((const struct expected *)b)->name);
+}
+
+static struct expected *expected_find(const char *name)
+{
+	struct expected key = { .name = (char *)name };
+
+	if (!manifest.n)
+		return NULL;
+	return bsearch(&key, manifest.v, manifest.n, sizeof(key), expected_cmp);
+}
+
+/*
+ * Count one result, held against the expected-results list if there is
+ * one: a difference turns the result into a failure that says what differs.
+ */
+static void count_one(struct counts *c, enum result res, const char *name,
+		      const char *reason)
+{
+	struct expected *e;
+	char why[4096];
+
+	if (!manifest.path || res == RES_FAIL) {
+		e = manifest.path ? expected_find(name) : NULL;
+		if (e)
+			e->seen = true;
+		report(c, res, name, reason);
+		return;
+	}
+	e = expected_find(name);
+	if (!e) {
+		snprintf(why, sizeof(why),
+			 "%s, but %s does not list it: add the line \"%s %s%s%s\" "
+			 "(make manifest writes the list from a green run)",
+			 res == RES_PASS ? "passed" : "skipped", manifest.path,
+			 res == RES_PASS ? "pass" : "skip", name,
+			 res == RES_SKIP ? "  # " : "", res == RES_SKIP ? reason : "");
+		report(c, RES_FAIL, name, why);
+		return;
+	}
+	e->seen = true;
+	if (e->res == RES_PASS && res == RES_SKIP) {
+		snprintf(why, sizeof(why), "skipped (%s), but %s expects a pass",
+			 reason, manifest.path);
+		report(c, RES_FAIL, name, why);
+	} else if (e->res == RES_SKIP && res == RES_PASS) {
+		snprintf(why, sizeof(why),
+			 "passed, but %s lists it as a skip (%s): make its line \"pass %s\"",
+			 manifest.path, e->reason, name);
+		report(c, RES_FAIL, name, why);
+	} else if (e->res == RES_SKIP && strcmp(e->reason, reason) != 0) {
+		snprintf(why, sizeof(why), "skipped (%s), but %s expects the skip \"%s\"",
+			 reason, manifest.path, e->reason);
+		report(c, RES_FAIL, name, why);
+	} else {
+		report(c, res, name, reason);
+	}
 }
 
 static void free_line(struct test_line *t)
@@ -228,9 +322,13 @@ static void finish_test(struct counts *c, struct subtests *s,
 			 top->name, (size_t)s->plan - s->n, s->plan);
 		count_one(c, RES_FAIL, buf, top->reason);
 	} else if (s->plan == 0) {
-		/* The whole program skipped itself (e.g. a missing feature). */
-		count_one(c, top->res, top->name,
-			  *top->reason ? top->reason : last_skip_note ? last_skip_note : "");
+		/*
+		 * The whole program skipped itself (e.g. a missing feature):
+		 * whatever its own result says, nothing of it passed.
+		 */
+		count_one(c, top->res == RES_FAIL ? RES_FAIL : RES_SKIP, top->name,
+			  *top->reason ? top->reason : last_skip_note ? last_skip_note :
+			  "no subtests (1..0)");
 	} else if (top->res == RES_FAIL && c->failed == failed_before) {
 		count_one(c, RES_FAIL, top->name, *top->reason ? top->reason :
 			  "failed after its last subtest");
@@ -241,7 +339,7 @@ static void finish_test(struct counts *c, struct subtests *s,
 static void summarise_file(const char *path, struct counts *c)
 {
 	struct subtests sub = { .plan = -1 };
-	char *line = NULL, *skip_note = NULL;
+	char *line = NULL, *skip_note = NULL, *plan_note = NULL;
 	size_t cap = 0;
 	long plan = -1, seen = 0;
 	bool bailed = false;
@@ -293,7 +391,11 @@ static void summarise_file(const char *path, struct counts *c)
 			free(skip_note);
 			skip_note = NULL;
 		} else if ((n = parse_plan(line)) >= 0 && plan < 0) {
+			const char *note = strstr(line, "SKIP");
+
 			plan = n;
+			if (note)
+				plan_note = xstrdup(skip_spaces(note + 4));
 		} else if (strncmp(line, "Bail out!", 9) == 0) {
 			snprintf(buf, sizeof(buf), "%s: bailed out", path);
 			count_one(c, RES_FAIL, buf, skip_spaces(line + 9));
@@ -320,6 +422,18 @@ static void summarise_file(const char *path, struct counts *c)
 	if (plan < 0 && seen == 0 && !bailed) {
 		snprintf(buf, sizeof(buf), "%s: no test results", path);
 		count_one(c, RES_FAIL, buf, "empty or not KTAP");
+	} else if (plan < 0 && !bailed) {
+		snprintf(buf, sizeof(buf), "%s: no plan", path);
+		count_one(c, RES_FAIL, buf, "results without a plan: cut short or not");
+	} else if (plan == 0 && seen == 0) {
+		/* "1..0 # SKIP why": one skip, named by the file, never nothing. */
+		const char *base = strrchr(path, '/');
+
+		snprintf(buf, sizeof(buf), "%s", base ? base + 1 : path);
+		if (strlen(buf) > 5 && !strcmp(buf + strlen(buf) - 5, ".ktap"))
+			buf[strlen(buf) - 5] = '\0';
+		count_one(c, RES_SKIP, buf, plan_note && *plan_note ? plan_note :
+			  "no tests (1..0)");
 	} else if (plan > seen && !bailed) {
 		snprintf(buf, sizeof(buf), "%s: %ld of %ld planned tests never reported",
 			 path, plan - seen, plan);
@@ -327,7 +441,119 @@ static void summarise_file(const char *path, struct counts *c)
 	}
 	free(sub.v);
 	free(skip_note);
+	free(plan_note);
 	free(line);
+}
+
+static void manifest_error(const char *path, unsigned long line, const char *what)
+{
+	fprintf(stderr, "ktap-summary: %s:%lu: %s\n", path, line, what);
+	exit(2);
+}
+
+/*
+ * Read an expected-results list: "pass NAME" or "skip NAME  # REASON" per
+ * line; blank lines and lines starting with '#' are comments.
+ */
+static void manifest_load(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, alloc = 0;
+	unsigned long lineno = 0;
+
+	if (!f) {
+		fprintf(stderr, "ktap-summary: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	manifest.path = path;
+	while (getline(&line, &cap, f) >= 0) {
+		struct expected e = { 0 };
+		char *name, *hash;
+
+		lineno++;
+		rstrip(line);
+		if (!*line || *line == '#')
+			continue;
+		if (!strncmp(line, "pass ", 5))
+			e.res = RES_PASS;
+		else if (!strncmp(line, "skip ", 5))
+			e.res = RES_SKIP;
+		else
+			manifest_error(path, lineno, "not \"pass NAME\" or \"skip NAME  # REASON\"");
+		name = line + 5;
+		hash = strstr(name, "  # ");
+		if (e.res == RES_SKIP && (!hash || !hash[4]))
+			manifest_error(path, lineno, "a skip without its reason (\"  # REASON\")");
+		if (e.res == RES_PASS && hash)
+			manifest_error(path, lineno, "a pass with a reason");
+		if (hash) {
+			e.reason = xstrdup(hash + 4);
+			*hash = '\0';
+		} else {
+			e.reason = xstrdup("");
+		}
+		if (!*name)
+			manifest_error(path, lineno, "no test name");
+		e.name = xstrdup(name);
+		if (manifest.n == alloc) {
+			alloc = alloc ? 2 * alloc : 256;
+			manifest.v = xrealloc(manifest.v, alloc * sizeof(*manifest.v));
+		}
+		manifest.v[manifest.n++] = e;
+	}
+	free(line);
+	fclose(f);
+	qsort(manifest.v, manifest.n, sizeof(*manifest.v), expected_cmp);
+	for (size_t i = 1; i < manifest.n; i++) {
+		if (!strcmp(manifest.v[i - 1].name, manifest.v[i].name)) {
+			fprintf(stderr, "ktap-summary: %s: \"%s\" is listed twice\n",
+				path, manifest.v[i].name);
+			exit(2);
+		}
+	}
+}
+
+/* Whether -w asked for @name: no -w asks for everything. */
+static bool within(const char *name)
+{
+	if (!manifest.n_within)
+		return true;
+	for (size_t i = 0; i < manifest.n_within; i++) {
+		size_t len = strlen(manifest.within[i]);
+
+		if (!strncmp(name, manifest.within[i], len) &&
+		    (!name[len] || name[len] == ':'))
+			return true;
+	}
+	return false;
+}
+
+/* End the current label's list: every listed test that never reported fails. */
+static void manifest_close(struct counts *c)
+{
+	char why[4096];
+
+	for (size_t i = 0; i < manifest.n; i++) {
+		struct expected *e = &manifest.v[i];
+
+		if (!e->seen && within(e->name)) {
+			snprintf(why, sizeof(why), "never reported, but %s expects %s%s%s",
+				 manifest.path, e->res == RES_PASS ? "a pass" : "a skip",
+				 e->res == RES_SKIP ? ": " : "", e->reason);
+			report(c, RES_FAIL, e->name, why);
+		}
+		free(e->name);
+		free(e->reason);
+	}
+	free(manifest.v);
+	free(manifest.within);
+	memset(&manifest, 0, sizeof(manifest));
+}
+
+static bool is_option(const char *arg)
+{
+	return !strcmp(arg, "-l") || !strcmp(arg, "-e") || !strcmp(arg, "-w");
 }
 
 int main(int argc, char **argv)
@@ -338,25 +564,38 @@ int main(int argc, char **argv)
 
 	/* Check the arguments first: a usage error prints no results. */
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-l") != 0)
+		if (!is_option(argv[i]))
 			files++;
 		else if (++i == argc)
-			bad = true;	/* -l without its LABEL */
+			bad = true;	/* an option without its value */
 	}
 	if (bad || !files) {
 		fprintf(stderr,
-			"usage: %s [-l LABEL] FILE.ktap... [-l LABEL FILE.ktap...]...\n"
-			"  -l LABEL  prefix the lines of the files after it with \"LABEL: \";\n"
-			"            -l '' for no prefix, as before the first -l\n",
+			"usage: %s [-l LABEL] [-e EXPECTED [-w NAME]...] FILE.ktap... [-l LABEL ...]...\n"
+			"  -l LABEL     prefix the lines of the files after it with \"LABEL: \";\n"
+			"               -l '' for no prefix, as before the first -l\n"
+			"  -e EXPECTED  hold the results of this label's files against the list\n"
+			"               of expected results EXPECTED (\"pass NAME\", \"skip NAME  # WHY\")\n"
+			"  -w NAME      only the listed tests NAME or \"NAME: ...\" must report\n",
 			argv[0]);
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-l") == 0)
+		if (!strcmp(argv[i], "-l")) {
+			manifest_close(&c);
 			label = argv[++i];
-		else
+		} else if (!strcmp(argv[i], "-e")) {
+			manifest_close(&c);
+			manifest_load(argv[++i]);
+		} else if (!strcmp(argv[i], "-w")) {
+			manifest.within = xrealloc(manifest.within, (manifest.n_within + 1) *
+						   sizeof(*manifest.within));
+			manifest.within[manifest.n_within++] = argv[++i];
+		} else {
 			summarise_file(argv[i], &c);
+		}
 	}
+	manifest_close(&c);
 	printf("%u passed, %u failed, %u skipped\n", c.passed, c.failed, c.skipped);
 	return c.failed ? 1 : 0;
 }

@@ -10,7 +10,7 @@ set -euo pipefail
 # shellcheck source=../../scripts/ktap.sh disable=SC1091
 . "$TOP/scripts/ktap.sh"
 
-cases=6
+cases=16
 ktap_plan "$cases"
 if ! out=$(build_ktap_summary 2>&1); then
 	printf '%s\n' "$out" | sed -n 1,5p | ktap_diag
@@ -78,6 +78,81 @@ skip    test 2  # TODO later
 skip    test 3  # why
 not ok  arm64: absent.ktap: cannot read: No such file or directory
 1 passed, 1 failed, 2 skipped
+EOF
+
+# Nothing vanishes: each way a run can produce no result for a test.
+expect "a file with only the plan 1..0 is one skip, named by the file" 0 \
+	skip-all.ktap <<'EOF'
+skip    skip-all  # every test is in config/skiplist
+0 passed, 0 failed, 1 skipped
+EOF
+
+expect "a program whose subtests' plan is 1..0 is skipped, even under a plain ok" 1 \
+	nested-empty.ktap <<'EOF'
+skip    selftests: kallmodsyms: kallmodsyms  # /proc/kallmodsyms: No such file or directory
+not ok  selftests: proc: proc-procmap-query  # exit=1
+0 passed, 1 failed, 1 skipped
+EOF
+
+expect "a file with results but no plan fails: it may have been cut short" 1 \
+	no-plan.ktap <<'EOF'
+ok      first
+ok      second
+not ok  no-plan.ktap: no plan  # results without a plan: cut short or not
+2 passed, 1 failed, 0 skipped
+EOF
+
+expect "XFAIL is a skip, not a pass" 0 xfail.ktap <<'EOF'
+ok      works
+skip    known  # XFAIL broken upstream
+1 passed, 0 failed, 1 skipped
+EOF
+
+# Expected results (-e): the run against its list.
+expect "-e: a run that gives exactly its list passes" 0 \
+	-l x86_64 -e expected-same.txt pass.ktap <<'EOF'
+ok      x86_64: selftests: proc: proc-pid-vm
+ok      x86_64: selftests: proc: proc-query: query.a
+skip    x86_64: selftests: proc: proc-query: query.b  # no hugetlb pages
+2 passed, 0 failed, 1 skipped
+EOF
+
+expect "-e: an unlisted test, another skip reason, a listed skip that passes, a listed test that never ran" 1 \
+	-l x86_64 -e expected-differs.txt pass.ktap <<'EOF'
+not ok  x86_64: selftests: proc: proc-pid-vm  # passed, but expected-differs.txt lists it as a skip (broken here): make its line "pass selftests: proc: proc-pid-vm"
+not ok  x86_64: selftests: proc: proc-query: query.a  # passed, but expected-differs.txt does not list it: add the line "pass selftests: proc: proc-query: query.a" (make manifest writes the list from a green run)
+not ok  x86_64: selftests: proc: proc-query: query.b  # skipped (no hugetlb pages), but expected-differs.txt expects the skip "no huge pages"
+not ok  x86_64: selftests: other: program  # never reported, but expected-differs.txt expects a pass
+not ok  x86_64: selftests: proc: gone  # never reported, but expected-differs.txt expects a pass
+0 passed, 5 failed, 0 skipped
+EOF
+
+expect "-e: a skip the list does not know fails, and says the line that would list it" 1 \
+	-e expected-same.txt pass.ktap skip-all.ktap <<'EOF'
+ok      selftests: proc: proc-pid-vm
+ok      selftests: proc: proc-query: query.a
+skip    selftests: proc: proc-query: query.b  # no hugetlb pages
+not ok  skip-all  # skipped, but expected-same.txt does not list it: add the line "skip skip-all  # every test is in config/skiplist" (make manifest writes the list from a green run)
+2 passed, 1 failed, 1 skipped
+EOF
+
+expect "-w: only the listed tests it names must have run; the rest are still checked" 1 \
+	-l arm64 -e expected-differs.txt -w "selftests: proc" pass.ktap <<'EOF'
+not ok  arm64: selftests: proc: proc-pid-vm  # passed, but expected-differs.txt lists it as a skip (broken here): make its line "pass selftests: proc: proc-pid-vm"
+not ok  arm64: selftests: proc: proc-query: query.a  # passed, but expected-differs.txt does not list it: add the line "pass selftests: proc: proc-query: query.a" (make manifest writes the list from a green run)
+not ok  arm64: selftests: proc: proc-query: query.b  # skipped (no hugetlb pages), but expected-differs.txt expects the skip "no huge pages"
+not ok  arm64: selftests: proc: gone  # never reported, but expected-differs.txt expects a pass
+0 passed, 4 failed, 0 skipped
+EOF
+
+expect "-e: a malformed line of the list stops the run, naming file and line" 2 \
+	-e expected-malformed.txt pass.ktap <<'EOF'
+ktap-summary: expected-malformed.txt:2: not "pass NAME" or "skip NAME  # REASON"
+EOF
+
+expect "-e: a listed skip needs its reason" 2 \
+	-e expected-no-reason.txt pass.ktap <<'EOF'
+ktap-summary: expected-no-reason.txt:2: a skip without its reason ("  # REASON")
 EOF
 
 # The exit status alone, over several runs: "STATUS ARGS..." each.
