@@ -84,16 +84,5 @@ if [ "$run_kselftests" = yes ]; then
 	fi
 fi
 [ "$run_suites" = yes ] || exit 0
-# The project's guest suites (tests/*/guest.sh), each its own KTAP file; a
-# suite that left none (or an empty one) is a failure, with its stderr.
-for name in "${suites[@]}"; do
-	ktap=$suites_dir/results/guest-$name.ktap
-	if [ -s "$ktap" ]; then
-		cp "$ktap" "$out/6-guest-$name.ktap"
-	else
-		ktap_one_failure "guest: tests/$name/guest.sh" \
-			"it left no KTAP; see $suites_dir/results/guest-$name.err" \
-			"$(tail -n 5 "$suites_dir/results/guest-$name.err" 2>/dev/null || true)" \
-			>"$out/6-guest-$name.ktap"
-	fi
-done
+# The project's guest suites (tests/*/guest.sh), each its own KTAP file.
+"$TOP/harness/guest-suite-results.sh" "$suites_dir/results" "$out" "${suites[@]}"

@@ -38,8 +38,13 @@ else
 	check ok "$what ($release, $machine)"
 fi
 
-if [ -s "$results/exit-status" ]; then
+# The guest's init writes its run's exit status as its very last act: a
+# file at all means it finished; 0 in it, that what it ran succeeded.
+exit_status=$(cat "$results/exit-status" 2>/dev/null || true)
+if [ "$exit_status" = 0 ]; then
 	check ok "guest finished its run"
+elif [ -n "$exit_status" ]; then
+	check fail "guest finished its run" "its run exited with status $exit_status (results/exit-status); see $console"
 elif [ -e "$run/host-timeout" ]; then
 	check fail "guest finished its run" "TIMEOUT: the host killed QEMU; see $console"
 else
@@ -57,15 +62,25 @@ else
 fi
 
 # The kernel's loadable modules where modprobe finds them (harness/guest-init):
-# without them the module tests would skip, not fail.
+# without them the module tests would skip, not fail.  Every test kernel
+# has MODULES=y, so a guest that found none is as wrong as one that could
+# not mount them.
 modules=$(cat "$results/modules" 2>/dev/null || true)
 what="guest mounted the kernel's modules"
 case $modules in
 mounted) check ok "$what" ;;
-none:*) check ok "$what (${modules#none: })" ;;
 "") check fail "$what" "the guest never reported its modules (results/modules)" ;;
+none:*) check fail "$what" "${modules#none: }" ;;
 *) check fail "$what" "${modules#failed: }" ;;
 esac
+
+# tracefs and debugfs (harness/guest-init): the text_poke tests would
+# skip without them.
+if [ -s "$results/mount-failures" ]; then
+	check fail "guest mounted tracefs and debugfs" "$(tr '\n' ' ' <"$results/mount-failures")"
+else
+	check ok "guest mounted tracefs and debugfs"
+fi
 
 # Lines of console kept from the first splat on (all CPUs' backtraces).
 splat_context_lines=120

@@ -23,7 +23,7 @@ mkdir "$work/cases"
 cp -r "$TOP/tests/harness/cases/." "$work/cases/"
 cd "$work/cases"
 cases=(*/)
-selection_cases=8
+selection_cases=9
 ktap_plan $((${#cases[@]} + selection_cases))
 for dir in "${cases[@]}"; do
 	c=${dir%/}
@@ -129,4 +129,23 @@ sed -i 's/ (host suites: .*)$//' got
 expect "host-test.sh: SUITES naming no tests/NAME/run.sh is an error that names it" <<'EOF2'
 error: SUITES=no-such-suite: no tests/no-such-suite/run.sh
 exit 1
+EOF2
+
+# ---- the guest suites' results, as test-vm.sh collects them ----
+mkdir -p suites/results suites/out
+printf 'TAP version 13\n1..1\nok 1 a: works\n' >suites/results/guest-a.ktap
+echo 0 >suites/results/guest-a.status
+printf 'TAP version 13\n1..1\nok 1 b: works\n' >suites/results/guest-b.ktap
+echo 2 >suites/results/guest-b.status
+echo 'b: something went wrong' >suites/results/guest-b.err
+"$TOP/harness/guest-suite-results.sh" "$work/suites/results" suites/out a b c >got 2>&1 || echo "exit $?" >>got
+"$KTAP_SUMMARY" suites/out/*.ktap >>got 2>&1 || true
+sed -i "s|$work/||g" got
+expect "a guest suite that exits non-zero, or leaves no KTAP or status, fails" <<'EOF2'
+ok      a: works
+not ok  guest: tests/b/guest.sh exited 0  # it exited 2; see suites/results/guest-b.err
+ok      b: works
+not ok  guest: tests/c/guest.sh exited 0  # no exit status: killed or never run; see suites/results/guest-c.err
+not ok  guest: tests/c/guest.sh  # it left no KTAP; see suites/results/guest-c.err
+2 passed, 3 failed, 0 skipped
 EOF2
