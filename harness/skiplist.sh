@@ -3,9 +3,9 @@
 #   skiplist.sh run-list LIST   the tests to run, one per line
 #   skiplist.sh ktap LIST       KTAP reporting each skipped test and its reason
 # With KSFT_SELECT set (make vm-test T=...: DIR:TEST or DIR, separated by
-# spaces or commas), only the tests it names are considered: the others
-# are neither run nor reported.  A name that matches no test of LIST is an
-# error.  A selected test that the skip list names stays skipped, with its
+# spaces or commas), only the tests it names are considered, with their
+# 32-bit builds (DIR:TEST_32): the others are neither run nor reported.
+# A name that matches no test of LIST is an error.  A selected test that the skip list names stays skipped, with its
 # reason.  An entry for a directory that LIST does not have is ignored; one
 # for a test that a listed directory lacks is an error (a stale entry).
 set -euo pipefail
@@ -29,7 +29,9 @@ select_tests() {
 	for want in ${KSFT_SELECT//,/ }; do
 		matched=0
 		while read -r test; do
-			if [ "$test" = "$want" ] || [ "${test%%:*}" = "$want" ]; then
+			# A test's 32-bit build (TEST_32) comes with it.
+			if [ "$test" = "$want" ] || [ "$test" = "${want}_32" ] ||
+				[ "${test%%:*}" = "$want" ]; then
 				selected[$test]=1
 				matched=1
 			fi

@@ -17,7 +17,14 @@ case_limit=-DTEST_TIMEOUT_DEFAULT=$KSFT_CASE_TIMEOUT
 ksft_obj=$OBJ/kselftest
 stamp=$ksft_obj/.usercflags
 compat=()
-[ -z "$ARCH_COMPAT_CC" ] || compat=(COMPAT_CC="$ARCH_COMPAT_CC")
+if [ -n "$ARCH_COMPAT_CC" ]; then
+	# The Makefiles drop their 32-bit programs, silently, when this cannot
+	# link: fail here instead, naming what to install.
+	# shellcheck disable=SC2086 # the compiler and its options
+	echo 'int main(void) { return 0; }' | $ARCH_COMPAT_CC -x c -o /dev/null - >>"$log" 2>&1 ||
+		die "$ARCH's compat compiler ($ARCH_COMPAT_CC, config/arch/$ARCH.conf) cannot link a program; the 32-bit kselftests need it (scripts/deps.sh installs its packages; see $log)"
+	compat=(COMPAT_CC="$ARCH_COMPAT_CC")
+fi
 if [ -n "$ARCH_COMPAT_KERNEL" ]; then
 	compat_hdr=$COMPAT_HDR_DIR
 	info "installing the $ARCH_COMPAT_KERNEL UAPI headers for 32-bit programs in $compat_hdr"
@@ -72,4 +79,13 @@ for target in $KSFT_TARGETS; do
 	grep -q "^$target:" "$KSFT_DIR/kselftest-list.txt" ||
 		die "kselftest-install installed no $target tests (a build error? see $log)"
 done
+# The 32-bit programs, wherever the arch has a compat compiler.
+if [ -n "$ARCH_COMPAT_CC" ]; then
+	for test in $KSFT_COMPAT_TESTS; do
+		case " $KSFT_TARGETS " in *" ${test%%:*} "*) ;; *) continue ;; esac
+		grep -qxF "$test" "$KSFT_DIR/kselftest-list.txt" || continue
+		grep -qxF "${test}_32" "$KSFT_DIR/kselftest-list.txt" ||
+			die "kselftest-install installed $test but not ${test}_32 (config/test.conf KSFT_COMPAT_TESTS; compat compiler: $ARCH_COMPAT_CC; see $log)"
+	done
+fi
 info "installed $(wc -l <"$KSFT_DIR/kselftest-list.txt") $ARCH kselftests in $KSFT_DIR"

@@ -50,8 +50,8 @@ done
 
 # ---- selection: which kselftests and suites a run runs ----
 cd "$work"
-printf '%s\n' proc:proc-pid-vm proc:proc-procmap-query perf_events:text_poke \
-	kallmodsyms:kallmodsyms >list
+printf '%s\n' proc:proc-pid-vm proc:proc-procmap-query proc:proc-procmap-query_32 \
+	perf_events:text_poke kallmodsyms:kallmodsyms >list
 printf '%s\n' '# a sample skip list' 'proc:proc-pid-vm broken on purpose' >skip
 # select T: what run-list prints (or its error), and its exit status.
 select_run() { # T
@@ -72,17 +72,20 @@ expect() { # name, then the expected lines on stdin
 select_run proc
 expect "T=DIR runs the tests of DIR that the skip list does not name" <<'EOF2'
 proc:proc-procmap-query
+proc:proc-procmap-query_32
 exit 0
 EOF2
 select_run "kallmodsyms,proc:proc-procmap-query"
-expect "T=A,DIR:TEST runs exactly those, in the list's order" <<'EOF2'
+expect "T=A,DIR:TEST runs exactly those and their 32-bit builds, in the list's order" <<'EOF2'
 proc:proc-procmap-query
+proc:proc-procmap-query_32
 kallmodsyms:kallmodsyms
 exit 0
 EOF2
 select_run ""
 expect "no T runs every test the skip list does not name" <<'EOF2'
 proc:proc-procmap-query
+proc:proc-procmap-query_32
 perf_events:text_poke
 kallmodsyms:kallmodsyms
 exit 0
@@ -110,6 +113,7 @@ SKIPLIST=$work/skip-dirs "$TOP/harness/skiplist.sh" run-list list >got 2>&1 || r
 echo "exit $rc" >>got
 expect "skip-list entries of a directory the list does not have are ignored" <<'EOF2'
 proc:proc-procmap-query
+proc:proc-procmap-query_32
 perf_events:text_poke
 kallmodsyms:kallmodsyms
 exit 0
