@@ -12,72 +12,73 @@ H := harness
 .PHONY: run check deps fetch tree refresh config kernel selftests rootfs \
 	host-test vm-test shell demo bench distro-build lint check-series clean help
 
+#: this list, made from the "#:" comments above each target
 help:
-	@echo 'make run           build and boot the patched kernel, show what it adds'
-	@echo 'make check         build everything and run every test, on every arch'
-	@echo '                   (ARCH=x86_64 or ARCH=arm64: that arch only)'
-	@echo 'make tree          base + patches/series as a git repo in build/linux'
-	@echo '                   (FORCE=1 discards the tree'\''s own commits and edits)'
-	@echo 'make refresh       export build/linux base..HEAD back into patches/'
-	@echo 'make kernel        configure and build the test kernel in build/$$ARCH/obj'
-	@echo 'make selftests     build and install the kselftests the guest runs'
-	@echo 'make rootfs        the Debian root of an arch that cannot boot the host'\''s'
-	@echo 'make host-test     the host suites that need no kernel (SUITES=a,b: those of'
-	@echo '                   tests/*/run.sh)'
-	@echo 'make vm-test       boot the built kernel: kselftests and guest suites, two guests'
-	@echo '                   (T=dir:test,...: only those kselftests; SUITES=a,b: only'
-	@echo '                   those guest suites of tests/*/guest.sh)'
-	@echo 'make shell / demo  boot the built kernel into a shell / the demo'
-	@echo 'make bench         run the benchmarks in the guest, print their figures'
-	@echo 'make distro-build  kallmodsyms on Debian'\''s own 6.1 config of ARCH: build'
-	@echo '                   vmlinux with and without it, print the figures (hours)'
-	@echo 'make lint          checkpatch --strict on the series, shellcheck on the scripts'
-	@echo 'make check-series  build every patch on its own, W=1 (slow; ARCH=, LAST=N or'
-	@echo '                   ONLY=N,M: those patches, 1 the first)'
+	@awk '/^#: / { text[n++] = substr($$0, 4); next } \
+		/^[a-z-]+:/ && n { sub(/:.*/, ""); printf "make %-14s%s\n", $$0, text[0]; \
+			for (i = 1; i < n; i++) printf "%19s%s\n", "", text[i] } { n = 0 }' $(firstword $(MAKEFILE_LIST))
 
 # With a terminal, a shell in the guest; without one, the scripted demo.
+#: build and boot the patched kernel, show what it adds (a shell on a
+#: terminal, else the demo)
 run: kernel
 	@$(S)/build-tools.sh
 	@if [ -t 0 ]; then $(H)/run-vm.sh shell; else $(H)/run-vm.sh script $(H)/guest-demo.sh; fi
 
+#: build everything and run every test, on every arch (ARCH=: that arch);
+#: the last line is "N passed, N failed, N skipped"
 check:
 	@$(S)/check.sh
 
+#: install the Debian packages the build and the tests need
 deps:
 	@$(S)/deps.sh $(ARCH)
 
+#: download and unpack the pinned base (config/base.conf)
 fetch: deps
 	@$(S)/fetch-base.sh >/dev/null
 
+#: base + patches/series as a git repo in build/linux (FORCE=1 discards
+#: the tree's own commits and edits)
 tree: deps
 	@$(S)/make-tree.sh $(if $(FORCE),--force)
 
+#: export build/linux base..HEAD back into patches/
 refresh:
 	@$(S)/refresh.sh
 
+#: configure the test kernel in build/$ARCH/obj without building it
 config: deps
 	@$(S)/make-tree.sh --lenient
 	@$(S)/build-kernel.sh --config
 
+#: configure and build the test kernel in build/$ARCH/obj
 kernel: deps
 	@$(S)/make-tree.sh --lenient
 	@$(S)/build-kernel.sh
 
+#: build and install the kselftests the guest runs
 selftests: kernel
 	@$(S)/build-selftests.sh
 
+#: the Debian root of an arch that cannot boot the host's
 rootfs: deps
 	@$(S)/build-rootfs.sh
 
+#: the host suites that need no kernel (SUITES=a,b: those of tests/*/run.sh)
 host-test:
 	@SUITES='$(SUITES)' $(S)/host-test.sh
 
+#: boot the built kernel: kselftests and guest suites, two guests
+#: (T=dir:test,...: only those kselftests; SUITES=a,b: those guest suites)
 vm-test: selftests
 	@T='$(T)' SUITES='$(SUITES)' $(S)/vm-test.sh
 
+#: boot the built kernel into a shell
 shell: kernel
 	@$(H)/run-vm.sh shell
 
+#: boot the built kernel into the scripted demo
 demo: kernel
 	@$(S)/build-tools.sh
 	@$(H)/run-vm.sh script $(H)/guest-demo.sh
@@ -85,6 +86,7 @@ demo: kernel
 # On a kernel without the debugging options: KASAN and lockdep would
 # measure themselves.  Then PROCMAP_QUERY on ours and on the upstream
 # reference, in turns; last, libaddrres against eu-addr2line, on the host.
+#: run the benchmarks in the guest and on the host, print their figures
 bench: deps
 	@$(S)/make-tree.sh --lenient
 	@KERNEL_FLAVOR=bench $(S)/build-kernel.sh
@@ -94,21 +96,27 @@ bench: deps
 	@bench/host-bench.sh
 	@bench/elf-bench.sh
 
+#: kallmodsyms on Debian's own 6.1 config of ARCH: build vmlinux with
+#: and without it, print the figures (hours)
 distro-build: deps
 	@$(S)/make-tree.sh --lenient
 	@$(S)/distro-build.sh
 
+#: checkpatch --strict on the series, shellcheck on the scripts
 lint: deps
 	@$(S)/report.sh lint/lint.ktap $(S)/lint.sh
 
 # Not part of `make check`: it builds the kernel once per patch and arch
 # (hours the first time).  ARCH= for one arch, LAST=N for the last N patches,
 # ONLY=N,M,... for those (1 is the first patch).
+#: build every patch on its own, W=1 (slow; ARCH=, LAST=N or ONLY=N,M:
+#: those patches, 1 the first)
 check-series: deps
 	@$(S)/report.sh series-check/results.ktap $(S)/check-series.sh $(if $(LAST),--last $(LAST)) \
 		$(if $(ONLY),--only $(ONLY))
 
 # The kernel tree and objects are kept: `make tree FORCE=1` resets the tree.
+#: remove test results and guest runs; keep the tree and the kernel objects
 clean:
 	rm -rf build/results build/harness build/host-test build/lint \
 		$(foreach a,$(basename $(notdir $(wildcard config/arch/*.conf))),\
