@@ -16,7 +16,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # The architectures the harness knows: one description each in
 # config/arch/.  ARCH picks one (make ARCH=arm64 ...); commands that build
-# or boot a single kernel default to the host's.
+# or boot a single kernel default to x86_64.
 all_arches() {
 	local f
 	for f in "$TOP"/config/arch/*.conf; do
