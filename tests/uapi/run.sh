@@ -3,9 +3,13 @@
 # patched tree installs: carried_copy_matches.c must compile against each
 # arch's installed headers, with the arch's compiler and with its 32-bit
 # (compat) compiler, and must not compile against a copy with one field
-# changed (so the check can fail).  The copy itself is pinned to
-# upstream's numbers by its own _Static_asserts.  Checks the arches
-# `make check` built (CHECK_ARCHES), or every arch.  Prints KTAP.
+# changed (so the check can fail).  It must also compile against
+# upstream's own <linux/fs.h>: the headers of the pinned 6.12 reference
+# (config/upstream.conf), installed from its source, for the host's 64-bit
+# and 32-bit x86 ABIs, so that "ABI-identical to upstream" is checked
+# against upstream itself, not only against the numbers the copy pins
+# with its own _Static_asserts.  Checks the arches `make check` built
+# (CHECK_ARCHES), or every arch.  Prints KTAP.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 # shellcheck source=../../scripts/ktap.sh
@@ -45,6 +49,19 @@ for arch in "${arches[@]}"; do
 	)
 done
 
+# Upstream's headers: 6.12's UAPI, installed from its source (fetched
+# into the cache if it is not there) for x86.
+upstream_hdr=$work/upstream-headers
+upstream_err=""
+if ! upstream=$("$TOP/scripts/fetch-base.sh" --upstream 2>"$work/upstream.log"); then
+	upstream_err="scripts/fetch-base.sh --upstream failed: $(tail -n 1 "$work/upstream.log")"
+elif ! make -s -C "$upstream" O="$work/upstream-obj" ARCH=x86 INSTALL_HDR_PATH="$upstream_hdr" \
+	headers_install >"$work/upstream.log" 2>&1; then
+	upstream_err="headers_install of $upstream failed: $(tail -n 1 "$work/upstream.log")"
+fi
+abis+=("upstream $UPSTREAM_VERSION x86_64|64-bit|$HOST_CC|$upstream_hdr/include"
+	"upstream $UPSTREAM_VERSION x86_64|32-bit|$HOST_CC -m32|$upstream_hdr/include")
+
 # compile ABI_LINE DIR: carried_copy_matches.c with DIR's carried_uapi.h.
 compile() {
 	local cc hdr
@@ -58,7 +75,9 @@ ktap_plan $((${#abis[@]} + 1))
 for abi in "${abis[@]}"; do
 	IFS='|' read -r arch bits cc hdr <<<"$abi"
 	name="uapi: libaddrres's PROCMAP_QUERY copy matches the $arch $bits kernel headers"
-	if [ ! -f "$hdr/linux/fs.h" ]; then
+	if [ "${arch%% *}" = upstream ] && [ -n "$upstream_err" ]; then
+		ktap_result fail "$name" "$upstream_err"
+	elif [ ! -f "$hdr/linux/fs.h" ]; then
 		ktap_result fail "$name" "no installed headers in $hdr (make selftests ARCH=$arch)"
 	elif out=$(compile "$abi" "$work/same" 2>&1); then
 		ktap_result ok "$name"
