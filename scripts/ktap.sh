@@ -5,6 +5,9 @@
 #   ktap_result ok NAME              a passed test
 #   ktap_result fail NAME [REASON]   a failed test
 #   ktap_result skip NAME REASON     a skipped test
+#   ktap_missing NAME REASON         a test that cannot run for something
+#                                    missing: skipped, or failed where
+#                                    KSFT_REQUIRE_FEATURES=1 (our guests)
 #   ktap_diag TEXT...                diagnostic lines ("# TEXT") from stdin
 #                                    when no TEXT is given
 #   ktap_one_failure NAME REASON [DIAG]
@@ -37,6 +40,15 @@ ktap_result() { # ok|fail|skip NAME [REASON]
 		return 1
 		;;
 	esac
+}
+
+# As the kselftests' SKIP_MISSING() does (kselftest_harness.h).
+ktap_missing() { # NAME REASON
+	if [ "${KSFT_REQUIRE_FEATURES:-}" = 1 ]; then
+		ktap_result fail "$1" "KSFT_REQUIRE_FEATURES=1, but: $2"
+	else
+		ktap_result skip "$1" "$2"
+	fi
 }
 
 # shellcheck disable=SC2120 # no arguments: the lines come from stdin

@@ -96,7 +96,7 @@ gawk -F'\t' '{ split($1, f, " "); s = f[4]; n[s]++ }
 	/proc/kallmodsyms >"$work/dup"
 dup=$(cat "$work/dup")
 if [ -z "$dup" ]; then
-	ktap_result skip "$name" "no name in /proc/kallmodsyms with two annotated text symbols"
+	ktap_missing "$name" "no name in /proc/kallmodsyms with two annotated text symbols"
 else
 	rc=0
 	"$cli" -q kname "$dup" >"$work/got" 2>"$work/err" || rc=$?
