@@ -10,7 +10,8 @@ SHELL := bash
 S := scripts
 H := harness
 .PHONY: run check deps fetch tree refresh config kernel selftests rootfs \
-	host-test vm-test shell demo bench distro-build lint check-series clean help
+	host-test vm-test shell demo bench distro-build lint check-series clean help \
+	manifest mutant
 
 #: this list, made from the "#:" comments above each target
 help:
@@ -29,6 +30,16 @@ run: kernel
 #: the last line is "N passed, N failed, N skipped"
 check:
 	@$(S)/check.sh
+
+#: write config/expected/*.txt, the results make check must give, from the
+#: last make check (green); read the diff, then commit it
+manifest:
+	@$(S)/manifest.sh
+
+#: break a feature on purpose (tests/mutants/M.patch) and run the tests that
+#: must catch it: they must go red (M=list lists the mutants; ARCH=)
+mutant:
+	@M='$(M)' $(S)/mutant.sh
 
 #: install the Debian packages the build and the tests need
 deps:

@@ -24,7 +24,10 @@
  *
  * Expected results: "-e FILE" (after the -l of its label) names the list
  * of every test the files of that label must produce, one per line,
- * "pass NAME" or "skip NAME  # REASON", NAME as printed without the label.
+ * "pass NAME" or "skip NAME  # REASON", NAME as printed without the label
+ * and without a trailing " (...)": what a test prints there (figures,
+ * versions) may change from run to run.  "-m" prints the results as such
+ * a list instead of the summary (make manifest), failures as usual.
  * Then a test the list does not know, a skip it does not list (or lists
  * with another reason), a listed skip that passed, and a listed test that
  * never reported are each a failure that says so.  "-w NAME" (repeatable,
@@ -52,6 +55,9 @@ struct counts {
 
 /* Set by -l: the prefix of the lines printed for the current file. */
 static const char *label = "";
+
+/* -m: print an expected-results list, not the summary. */
+static bool print_list;
 
 /* One line of an expected-results list (-e). */
 struct expected {
@@ -204,6 +210,28 @@ static const char *nested_body(const char *line)
 	return NULL;
 }
 
+/*
+ * @name without a trailing " (...)", the part a test may fill with what
+ * changes from run to run: how it is listed in an expected-results list.
+ */
+static void name_key(const char *name, char *key, size_t size)
+{
+	size_t len = strlen(name), i;
+	int depth = 0;
+
+	snprintf(key, size, "%s", name);
+	if (!len || name[len - 1] != ')')
+		return;
+	for (i = len; i-- > 0;) {
+		if (name[i] == ')')
+			depth++;
+		else if (name[i] == '(' && !--depth)
+			break;
+	}
+	if (i > 0 && i < len && name[i] == '(' && name[i - 1] == ' ' && i - 1 < size)
+		key[i - 1] = '\0';
+}
+
 static void report(struct counts *c, enum result res, const char *name,
 		   const char *reason)
 {
@@ -211,8 +239,18 @@ static void report(struct counts *c, enum result res, const char *name,
 		[RES_PASS] = "ok     ", [RES_FAIL] = "not ok ", [RES_SKIP] = "skip   ",
 	};
 
-	printf("%s %s%s%s%s%s\n", tag[res], label, *label ? ": " : "", name,
-	       *reason ? "  # " : "", reason);
+	if (print_list && res != RES_FAIL) {
+		char key[4096];
+
+		name_key(name, key, sizeof(key));
+		if (res == RES_PASS)
+			printf("pass %s\n", key);
+		else
+			printf("skip %s  # %s\n", key, *reason ? reason : "(no reason given)");
+	} else {
+		printf("%s %s%s%s%s%s\n", tag[res], label, *label ? ": " : "", name,
+		       *reason ? "  # " : "", reason);
+	}
 	if (res == RES_PASS)
 		c->passed++;
 	else if (res == RES_FAIL)
@@ -229,10 +267,12 @@ static int expected_cmp(const void *a, const void *b)
 
 static struct expected *expected_find(const char *name)
 {
-	struct expected key = { .name = (char *)name };
+	char buf[4096];
+	struct expected key = { .name = buf };
 
 	if (!manifest.n)
 		return NULL;
+	name_key(name, buf, sizeof(buf));
 	return bsearch(&key, manifest.v, manifest.n, sizeof(key), expected_cmp);
 }
 
@@ -244,7 +284,7 @@ static void count_one(struct counts *c, enum result res, const char *name,
 		      const char *reason)
 {
 	struct expected *e;
-	char why[4096];
+	char why[8192];
 
 	if (!manifest.path || res == RES_FAIL) {
 		e = manifest.path ? expected_find(name) : NULL;
@@ -255,11 +295,14 @@ static void count_one(struct counts *c, enum result res, const char *name,
 	}
 	e = expected_find(name);
 	if (!e) {
+		char key[2048];
+
+		name_key(name, key, sizeof(key));
 		snprintf(why, sizeof(why),
 			 "%s, but %s does not list it: add the line \"%s %s%s%s\" "
 			 "(make manifest writes the list from a green run)",
 			 res == RES_PASS ? "passed" : "skipped", manifest.path,
-			 res == RES_PASS ? "pass" : "skip", name,
+			 res == RES_PASS ? "pass" : "skip", key,
 			 res == RES_SKIP ? "  # " : "", res == RES_SKIP ? reason : "");
 		report(c, RES_FAIL, name, why);
 		return;
@@ -272,7 +315,7 @@ static void count_one(struct counts *c, enum result res, const char *name,
 	} else if (e->res == RES_SKIP && res == RES_PASS) {
 		snprintf(why, sizeof(why),
 			 "passed, but %s lists it as a skip (%s): make its line \"pass %s\"",
-			 manifest.path, e->reason, name);
+			 manifest.path, e->reason, e->name);
 		report(c, RES_FAIL, name, why);
 	} else if (e->res == RES_SKIP && strcmp(e->reason, reason) != 0) {
 		snprintf(why, sizeof(why), "skipped (%s), but %s expects the skip \"%s\"",
@@ -551,6 +594,7 @@ static void manifest_close(struct counts *c)
 	memset(&manifest, 0, sizeof(manifest));
 }
 
+/* The options that take a value. */
 static bool is_option(const char *arg)
 {
 	return !strcmp(arg, "-l") || !strcmp(arg, "-e") || !strcmp(arg, "-w");
@@ -564,14 +608,17 @@ int main(int argc, char **argv)
 
 	/* Check the arguments first: a usage error prints no results. */
 	for (int i = 1; i < argc; i++) {
-		if (!is_option(argv[i]))
+		if (!strcmp(argv[i], "-m"))
+			print_list = true;
+		else if (!is_option(argv[i]))
 			files++;
 		else if (++i == argc)
 			bad = true;	/* an option without its value */
 	}
 	if (bad || !files) {
 		fprintf(stderr,
-			"usage: %s [-l LABEL] [-e EXPECTED [-w NAME]...] FILE.ktap... [-l LABEL ...]...\n"
+			"usage: %s [-m] [-l LABEL] [-e EXPECTED [-w NAME]...] FILE.ktap... [-l LABEL ...]...\n"
+			"  -m           print the results as an expected-results list\n"
 			"  -l LABEL     prefix the lines of the files after it with \"LABEL: \";\n"
 			"               -l '' for no prefix, as before the first -l\n"
 			"  -e EXPECTED  hold the results of this label's files against the list\n"
@@ -581,7 +628,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-l")) {
+		if (!strcmp(argv[i], "-m")) {
+			continue;
+		} else if (!strcmp(argv[i], "-l")) {
 			manifest_close(&c);
 			label = argv[++i];
 		} else if (!strcmp(argv[i], "-e")) {
@@ -596,6 +645,7 @@ int main(int argc, char **argv)
 		}
 	}
 	manifest_close(&c);
-	printf("%u passed, %u failed, %u skipped\n", c.passed, c.failed, c.skipped);
+	if (!print_list)
+		printf("%u passed, %u failed, %u skipped\n", c.passed, c.failed, c.skipped);
 	return c.failed ? 1 : 0;
 }

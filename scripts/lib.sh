@@ -82,6 +82,10 @@ VM_DIR=$ARCH_BUILD/vm
 [ "$KERNEL_FLAVOR" = test ] || VM_DIR=$ARCH_BUILD/vm-$KERNEL_FLAVOR
 [ -z "${VM_PART:-}" ] || VM_DIR=$VM_DIR-$VM_PART
 RESULTS_DIR=$BUILD_DIR/results  # KTAP files summarised by `make check`
+# The expected results of `make check`, one list per label of its summary
+# (host, each arch): every test by name, "pass" or "skip" with its reason
+# (harness/ktap-summary -e; written by `make manifest`).
+EXPECTED_DIR=$TOP/config/expected
 PATCH_DIR=$TOP/patches
 SERIES=$PATCH_DIR/series
 LOCALVERSION=-addrres           # `uname -r` suffix: proves our kernel booted

@@ -10,7 +10,7 @@ set -euo pipefail
 # shellcheck source=../../scripts/ktap.sh disable=SC1091
 . "$TOP/scripts/ktap.sh"
 
-cases=16
+cases=18
 ktap_plan "$cases"
 if ! out=$(build_ktap_summary 2>&1); then
 	printf '%s\n' "$out" | sed -n 1,5p | ktap_diag
@@ -153,6 +153,23 @@ EOF
 expect "-e: a listed skip needs its reason" 2 \
 	-e expected-no-reason.txt pass.ktap <<'EOF'
 ktap-summary: expected-no-reason.txt:2: a skip without its reason ("  # REASON")
+EOF
+
+expect "-m: the results as an expected-results list, names without their trailing (...); failures as usual" 1 \
+	-m figures.ktap fail.ktap <<'EOF'
+pass vm: booted the kernel just built
+pass addrres: kaddr: names as kallsyms has them
+skip same  # no such thing
+not ok  selftests: proc: proc-pid-vm  # exit=1
+not ok  fail.ktap: 1 of 2 planned tests never reported  # truncated: crashed or killed
+EOF
+
+expect "-e: what a name says in its trailing (...) may change from run to run" 0 \
+	-e expected-figures.txt figures-again.ktap <<'EOF'
+ok      vm: booted the kernel just built (7.2.13-addrres, x86_64)
+ok      addrres: kaddr: names as kallsyms has them (977 lines)
+skip    same (name (nested))  # no such thing
+2 passed, 0 failed, 1 skipped
 EOF
 
 # The exit status alone, over several runs: "STATUS ARGS..." each.

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# `make mutant M=NAME[,NAME...]`: break a feature on purpose and show that
+# its tests go red.  tests/mutants/NAME.patch is a small diff, never part
+# of the series, with a header of "# key: value" lines:
+#   what:  what the mutant breaks, in a sentence
+#   where: kernel (a diff of build/linux) or project (a diff of this
+#          checkout: libaddrres, the harness)
+#   arch:  the arches it applies to (default: every arch)
+#   guest: what catches it in the guests: `make vm-test` variables
+#          (T=..., SUITES=...), run on the kernel built with the mutant
+#   host:  what catches it on the host: `make host-test` variables
+#          (SUITES=...), run after the guests if there are both
+# The diff is applied to a clean tree, the tests named there run on
+# the result (the kernel rebuilt incrementally: ccache makes the way back
+# cheap), and the diff is taken out again whatever happened.  A mutant
+# is "red" when the run fails: its failed tests are listed; "GREEN" is a
+# finding: a test to strengthen.  M=list lists the mutants.  The result
+# of each goes to build/mutants/NAME.log and a line to stdout.
+set -euo pipefail
+requested_arch=${ARCH:-}
+. "$(dirname "$0")/lib.sh"
+
+mutants_dir=$TOP/tests/mutants
+out_dir=$BUILD_DIR/mutants
+[ -n "${M:-}" ] || die "usage: make mutant M=NAME[,NAME...] [ARCH=...] (M=list lists them)"
+if [ "$M" = list ]; then
+	for f in "$mutants_dir"/*.patch; do
+		printf '%-34s %s\n' "$(basename "$f" .patch)" "$(sed -n 's/^# what: //p' "$f")"
+	done
+	exit 0
+fi
+
+header() { # file key
+	sed -n "s/^# $2: //p" "$1" | head -n 1
+}
+
+# The tree (or checkout) back as it was: the mutant's files checked out.
+restore() { # dir patch
+	local files
+	files=$(git -C "$1" apply --numstat "$2" | cut -f3)
+	# shellcheck disable=SC2086 # one path per word
+	[ -z "$files" ] || git -C "$1" checkout -q -- $files
+}
+
+run_one() { # name arch -> prints the result line; 0 red, 1 green, 2 could not run
+	local name=$1 arch=$2 patch=$mutants_dir/$1.patch where guest host dir log rc=0 failed
+	local -a vars
+	where=$(header "$patch" where)
+	guest=$(header "$patch" guest)
+	host=$(header "$patch" host)
+	log=$out_dir/$name${arch:+.$arch}.log
+	case $where in
+	kernel) dir=$TREE ;;
+	project) dir=$TOP ;;
+	*) die "$patch: 'where:' is kernel or project, not '$where'" ;;
+	esac
+	[ -n "$guest$host" ] || die "$patch: no 'guest:' or 'host:' line"
+	if ! git -C "$dir" apply --check "$patch" 2>"$log"; then
+		echo "$name${arch:+ ($arch)}: could not apply: $(head -n 1 "$log")"
+		return 2
+	fi
+	git -C "$dir" apply "$patch"
+	trap 'restore "$dir" "$patch"' EXIT
+	info "mutant $name${arch:+ on $arch}: ${guest:+guest $guest}${host:+ host $host}"
+	: >"$log"
+	if [ -n "$guest" ]; then
+		read -r -a vars <<<"$guest"
+		(cd "$TOP" && env "${vars[@]}" ARCH="${arch:-x86_64}" make -s vm-test) >>"$log" 2>&1 || rc=$?
+	fi
+	if [ -n "$host" ]; then
+		read -r -a vars <<<"$host"
+		(cd "$TOP" && env "${vars[@]}" make -s host-test) >>"$log" 2>&1 || rc=$?
+	fi
+	restore "$dir" "$patch"
+	trap - EXIT
+	failed=$(grep -E '^not ok ' "$log" | sed -e 's/^not ok  *//' -e 's/  # .*//' | head -n 8 |
+		paste -sd ';' | sed 's/;/; /g')
+	local what="${guest:+guest $guest}${guest:+${host:+, }}${host:+host $host}"
+	if [ "$rc" != 0 ] && [ -n "$failed" ]; then
+		echo "$name${arch:+ ($arch)}: red ($what): $failed"
+		return 0
+	elif [ "$rc" != 0 ]; then
+		echo "$name${arch:+ ($arch)}: the run failed before any test: see $log"
+		return 2
+	fi
+	echo "$name${arch:+ ($arch)}: GREEN ($what): no test failed; strengthen the tests (log: $log)"
+	return 1
+}
+
+mkdir -p "$out_dir"
+status=0
+for name in ${M//,/ }; do
+	patch=$mutants_dir/$name.patch
+	[ -f "$patch" ] || die "M=$name: no $patch (make mutant M=list)"
+	if [ "$(header "$patch" where)" = kernel ]; then
+		tree_exists || die "$name: no kernel tree in $TREE: run make tree"
+		! tree_is_dirty || die "$name: $TREE has uncommitted edits: commit or stash them first"
+	else
+		mapfile -t files < <(git -C "$TOP" apply --numstat "$patch" | cut -f3)
+		git -C "$TOP" diff --quiet -- "${files[@]}" ||
+			die "$name: the files it changes have uncommitted edits in this checkout"
+	fi
+	read -r -a mutant_arches <<<"$(header "$patch" arch)"
+	[ ${#mutant_arches[@]} -gt 0 ] || mapfile -t mutant_arches < <(all_arches)
+	for arch in "${mutant_arches[@]}"; do
+		[ -z "$requested_arch" ] || [ "$arch" = "$requested_arch" ] || continue
+		[ "$(header "$patch" where)" = kernel ] || arch=""
+		run_one "$name" "$arch" || status=1
+		[ -n "$arch" ] || break
+	done
+done
+exit "$status"
