@@ -11,6 +11,7 @@ set -euo pipefail
 . "$ADDRRES_TOP/scripts/ktap.sh"
 
 cli=$ADDRRES_BIN/addrres
+ksyms_awk=$ADDRRES_TOP/scripts/kallmodsyms.awk
 work=$(mktemp -d)
 sleeper=
 cleanup() {
@@ -53,15 +54,15 @@ compare() {
 # annotation becomes a space).  SIZED is 1 for kallmodsyms, whose lines
 # have a size column between address and type.
 expected_kaddr() { # FILE SIZED -> "ADDR<tab>expected line"
-	gawk -F'\t' -v sized="$2" '
-		{ split($1, f, " "); n[f[1]]++; line[NR] = $0 }
+	gawk -v sized="$2" -f "$ksyms_awk" -e '
+		{ ksym_split($0, sized, f); n[f["addr"]]++; line[NR] = $0 }
 		END {
 			for (i = 1; i <= NR; i++) {
-				split(line[i], p, "\t"); split(p[1], f, " ")
-				if (n[f[1]] != 1 || f[2 + sized] !~ /^[tT]$/ || i % 97) continue
-				addr = f[1]; sub(/^0+/, "", addr)
-				printf "%s\t0x%s %s+0x0%s\n", f[1], addr, f[3 + sized],
-					p[2] == "" ? "" : " " p[2]
+				ksym_split(line[i], sized, f)
+				if (n[f["addr"]] != 1 || f["type"] !~ /^[tT]$/ || i % 97) continue
+				addr = f["addr"]; sub(/^0+/, "", addr)
+				printf "%s\t0x%s %s+0x0%s\n", f["addr"], addr, f["name"],
+					f["annot"] == "" ? "" : " " f["annot"]
 			}
 		}' "$1"
 }
@@ -89,9 +90,8 @@ kernel_addr=$(head -n 1 "$work/addrs")
 # A name that kallmodsyms shows more than once, every time as a text
 # symbol with an annotation of its own.
 name="addrres (guest): kname: an ambiguous name lists every symbol and exits 1; each annotation picks one"
-# (kallmodsyms: address, size, type, name)
-gawk -F'\t' '{ split($1, f, " "); s = f[4]; n[s]++ }
-	f[3] ~ /^[tT]$/ && $2 != "" && !((s, $2) in seen) { seen[s, $2]; good[s]++ }
+gawk -f "$ksyms_awk" -e '{ ksym_split($0, 1, f); s = f["name"]; a = f["annot"]; n[s]++ }
+	f["type"] ~ /^[tT]$/ && a != "" && !((s, a) in seen) { seen[s, a]; good[s]++ }
 	END { for (s in n) if (n[s] > 1 && good[s] == n[s]) { print s; exit } }' \
 	/proc/kallmodsyms >"$work/dup"
 dup=$(cat "$work/dup")
@@ -100,9 +100,9 @@ if [ -z "$dup" ]; then
 else
 	rc=0
 	"$cli" -q kname "$dup" >"$work/got" 2>"$work/err" || rc=$?
-	gawk -F'\t' -v s="$dup" '{ split($1, f, " ") } f[4] == s {
-		addr = f[1]; sub(/^0+/, "", addr)
-		printf "0x%s %s %s%s\n", addr, f[3], f[4], $2 == "" ? "" : " " $2 }' \
+	gawk -v s="$dup" -f "$ksyms_awk" -e '{ ksym_split($0, 1, f) } f["name"] == s {
+		addr = f["addr"]; sub(/^0+/, "", addr)
+		printf "0x%s %s %s%s\n", addr, f["type"], f["name"], f["annot"] == "" ? "" : " " f["annot"] }' \
 		/proc/kallmodsyms >"$work/want"
 	problems=
 	[ "$rc" = 1 ] || problems="bare \"$dup\": exit code $rc, want 1"

@@ -217,14 +217,14 @@ fi
 # ftrace_trampoline, one per ftrace_ops with a trampoline of its own, when
 # other suites traced before this one).
 name="same-name: every text name that several addresses share is told apart by its annotation"
-gawk -F'\t' '
-	{ split($1, f, " ") }
-	f[3] ~ /^[tT]$/ && f[4] ~ /^\$/ { mapping++; next }
-	f[3] ~ /^[tT]$/ && $2 ~ /^\[__builtin__/ { runtime++; next }
-	f[3] ~ /^[tT]$/ {
-		name = f[4]; key = name "\t" $2
-		if (!((name, f[1]) in seen)) { seen[name, f[1]]; addrs[name]++ }
-		if (!((key, f[1]) in kseen)) { kseen[key, f[1]]; kaddrs[key]++ }
+gawk -f "$ADDRRES_TOP/scripts/kallmodsyms.awk" -e '
+	{ ksym_split($0, 1, f) }
+	f["type"] ~ /^[tT]$/ && f["name"] ~ /^\$/ { mapping++; next }
+	f["type"] ~ /^[tT]$/ && f["annot"] ~ /^\[__builtin__/ { runtime++; next }
+	f["type"] ~ /^[tT]$/ {
+		name = f["name"]; key = name "\t" f["annot"]; addr = f["addr"]
+		if (!((name, addr) in seen)) { seen[name, addr]; addrs[name]++ }
+		if (!((key, addr) in kseen)) { kseen[key, addr]; kaddrs[key]++ }
 	}
 	END {
 		for (n in addrs) if (addrs[n] > 1) { names++; syms += addrs[n] }
