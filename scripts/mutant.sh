@@ -10,9 +10,13 @@
 #          (T=..., SUITES=...), run on the kernel built with the mutant
 #   host:  what catches it on the host: `make host-test` variables
 #          (SUITES=...), run after the guests if there are both
-# The diff is applied to a clean tree, the tests named there run on
-# the result (the kernel rebuilt incrementally: ccache makes the way back
-# cheap), and the diff is taken out again whatever happened.  A mutant
+# A kernel mutant is applied to build/linux, which must be clean, the
+# tests named there run on the result (the kernel rebuilt incrementally:
+# ccache makes the way back cheap), and the diff is taken out again
+# whatever happened (commit nothing in build/linux meanwhile).  A project
+# mutant is applied to a scratch worktree of this checkout's HEAD
+# (build/mutants/checkout), never to the checkout itself, and its tests
+# run there.  A mutant
 # is "red" when the run fails: its failed tests are listed; "GREEN" is a
 # finding: a test to strengthen.  M=list lists the mutants.  The result
 # of each goes to build/mutants/NAME.log and a line to stdout.
@@ -43,15 +47,25 @@ restore() { # dir patch
 }
 
 run_one() { # name arch -> prints the result line; 0 red, 1 green, 2 could not run
-	local name=$1 arch=$2 patch=$mutants_dir/$1.patch where guest host dir log rc=0 failed
+	local name=$1 arch=$2 patch=$mutants_dir/$1.patch where guest host dir top log rc=0 failed
 	local -a vars
 	where=$(header "$patch" where)
 	guest=$(header "$patch" guest)
 	host=$(header "$patch" host)
 	log=$out_dir/$name${arch:+.$arch}.log
 	case $where in
-	kernel) dir=$TREE ;;
-	project) dir=$TOP ;;
+	kernel) dir=$TREE top=$TOP ;;
+	project)
+		# HEAD in a worktree of its own, made once: the checkout's own
+		# files are never changed.
+		dir=$out_dir/checkout top=$dir
+		if ! git -C "$dir" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+			rm -rf "$dir"
+			git -C "$TOP" worktree prune
+			git -C "$TOP" worktree add -q --detach "$dir" HEAD
+		fi
+		git -C "$dir" checkout -q -f --detach "$(git -C "$TOP" rev-parse HEAD)"
+		;;
 	*) die "$patch: 'where:' is kernel or project, not '$where'" ;;
 	esac
 	[ -n "$guest$host" ] || die "$patch: no 'guest:' or 'host:' line"
@@ -65,11 +79,11 @@ run_one() { # name arch -> prints the result line; 0 red, 1 green, 2 could not r
 	: >"$log"
 	if [ -n "$guest" ]; then
 		read -r -a vars <<<"$guest"
-		(cd "$TOP" && env "${vars[@]}" ARCH="${arch:-x86_64}" make -s vm-test) >>"$log" 2>&1 || rc=$?
+		(cd "$top" && env "${vars[@]}" ARCH="${arch:-x86_64}" make -s vm-test) >>"$log" 2>&1 || rc=$?
 	fi
 	if [ -n "$host" ]; then
 		read -r -a vars <<<"$host"
-		(cd "$TOP" && env "${vars[@]}" make -s host-test) >>"$log" 2>&1 || rc=$?
+		(cd "$top" && env "${vars[@]}" make -s host-test) >>"$log" 2>&1 || rc=$?
 	fi
 	restore "$dir" "$patch"
 	trap - EXIT
@@ -95,10 +109,6 @@ for name in ${M//,/ }; do
 	if [ "$(header "$patch" where)" = kernel ]; then
 		tree_exists || die "$name: no kernel tree in $TREE: run make tree"
 		! tree_is_dirty || die "$name: $TREE has uncommitted edits: commit or stash them first"
-	else
-		mapfile -t files < <(git -C "$TOP" apply --numstat "$patch" | cut -f3)
-		git -C "$TOP" diff --quiet -- "${files[@]}" ||
-			die "$name: the files it changes have uncommitted edits in this checkout"
 	fi
 	read -r -a mutant_arches <<<"$(header "$patch" arch)"
 	[ ${#mutant_arches[@]} -gt 0 ] || mapfile -t mutant_arches < <(all_arches)
