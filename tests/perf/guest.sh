@@ -169,9 +169,9 @@ else
 	[ -z "$copied" ] || outcome="copied kcore"
 	ktap_diag "out-of-line code and modules span $span_mb MB; Debian's perf $outcome with files limited to $limit_mb MB"
 	if [ "$span_mb" -ge "$limit_mb" ] && [ -z "$copied" ]; then
-		ktap_result ok "$name: fails, the range spans $span_mb MB (the tree's perf copies each module and page apart)"
+		ktap_result ok "$name: fails (the range spans $span_mb MB; the tree's perf copies each module and page apart)"
 	elif [ "$span_mb" -lt "$limit_mb" ] && [ -n "$copied" ]; then
-		ktap_result ok "$name: copies, the range spans $span_mb MB"
+		ktap_result ok "$name: copies (the range spans $span_mb MB)"
 	else
 		tail -n 5 "$work/debian.out" | ktap_diag
 		ktap_result fail "$name" "the range spans $span_mb MB, yet it $outcome"
