@@ -30,7 +30,7 @@ command -v gawk >/dev/null || oracle=""
 
 for arch in "${arches[@]}"; do
 	obj=$( ARCH=$arch; . "$TOP/scripts/lib.sh"; echo "$OBJ" )
-	name="builtin ranges ($arch): the file equals what 6.12's generator makes of the same build"
+	name="builtin-ranges: $arch: the file equals what 6.12's generator makes of the same build"
 	if [ -z "$oracle" ]; then
 		head -n 5 "$work/fetch.err" | ktap_diag
 		ktap_result fail "$name" "no 6.12 generate_builtin_ranges.awk (scripts/fetch-base.sh --upstream) or no gawk"
@@ -60,7 +60,7 @@ for arch in "${arches[@]}"; do
 		fi
 	fi
 
-	name="builtin ranges ($arch): modules_install installs it beside modules.builtin"
+	name="builtin-ranges: $arch: modules_install installs it beside modules.builtin"
 	installed=$(find "$obj/mod-install/lib/modules" -maxdepth 2 -name modules.builtin.ranges 2>/dev/null | head -n 1)
 	if [ -z "$installed" ]; then
 		ktap_result fail "$name" "no modules.builtin.ranges under $obj/mod-install/lib/modules"

@@ -190,7 +190,7 @@ ktap_plan ${#cases[@]}
 
 if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
 	for c in "${cases[@]}"; do
-		ktap_result fail "kallsyms input: $c" "no $TREE/scripts/kallsyms.c (make tree)"
+		ktap_result fail "kallsyms-input: $c" "no $TREE/scripts/kallsyms.c (make tree)"
 	done
 	exit 0
 fi
@@ -204,7 +204,7 @@ builtin_objs_awk() {
 }
 
 for c in "${cases[@]}"; do
-	name="kallsyms input: $c"
+	name="kallsyms-input: $c"
 	good_map >link.map
 	good_syms >syms
 	good_sizes >sizes

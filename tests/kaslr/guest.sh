@@ -17,7 +17,7 @@ address_of() { # SYMBOL FILE
 }
 linked=$(address_of _text "$map")
 running=$(address_of _text /proc/kallsyms)
-name="kaslr: the kernel runs away from its link-time address"
+name="kaslr (guest): the kernel runs away from its link-time address"
 if [ -z "$linked" ]; then
 	ktap_result fail "$name" "no _text in $map"
 elif [ -z "$running" ]; then
@@ -34,7 +34,7 @@ fi
 # _text: a symbol that did not would be one kallsyms reports unrelocated.
 # gawk's numbers are doubles: offsets are taken modulo 2^48 from the low 12
 # hex digits, exact in a double (kernel addresses share their top bits).
-name="kaslr: every text symbol moved by the offset of _text"
+name="kaslr (guest): every text symbol moved by the offset of _text"
 offsets=$(mktemp)
 trap 'rm -f "$offsets"' EXIT
 if gawk '

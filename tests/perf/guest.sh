@@ -73,7 +73,7 @@ kernel_work() {
 	done
 }
 export -f kernel_work
-name="perf --kcore (guest): Debian's perf records kernel samples with a kcore copy"
+name="perf (guest): Debian's perf records kernel samples with a kcore copy"
 if record "$name" samples.data "-F ip,sym,symoff,dso" -- \
 	bash -c 'kernel_work & kernel_work; wait'; then
 	cat /proc/kallsyms >"$out/kallsyms"
@@ -85,7 +85,7 @@ if record "$name" samples.data "-F ip,sym,symoff,dso" -- \
 	fi
 fi
 
-name="perf --kcore (guest): Debian's perf records text pokes with a kcore copy"
+name="perf (guest): Debian's perf records text pokes with a kcore copy"
 if [ ! -x "$recorder" ]; then
 	ktap_result fail "$name" "no $recorder (make selftests)"
 elif ! "$recorder" kprobe >/dev/null 2>"$work/kprobe.err"; then
@@ -123,7 +123,7 @@ load() {
 	bpftool prog load "$ADDRRES_BIN/spin.bpf.o" "$spin_pin" || return 1
 }
 
-name="perf --kcore (guest): the tree's perf records module and BPF samples with a kcore copy"
+name="perf (guest): the tree's perf records module and BPF samples with a kcore copy"
 loaded=yes
 if ! load >"$work/load.err" 2>&1; then
 	ktap_diag <"$work/load.err"
@@ -147,7 +147,7 @@ fi
 # Debian's perf copies one range from the lowest out-of-line code symbol
 # ("[" in its name: [bpf], [__builtin__kprobes], a module's) to the page
 # after the highest: predicted to fail when that is above the limit.
-name="perf --kcore (guest): Debian's perf copies kcore as its one module range predicts"
+name="perf (guest): Debian's perf copies kcore as its one module range predicts"
 limit_mb=32
 if [ -z "$loaded" ]; then
 	ktap_result fail "$name" "the test module and the BPF program are not loaded"

@@ -79,7 +79,7 @@ every_suite_case() {
 	local suite i
 	for suite in "${!cases[@]}"; do
 		for ((i = 1; i <= cases[$suite]; i++)); do
-			ktap_result "$1" "perf test: $suite $i" "$2"
+			ktap_result "$1" "perf: perf test: $suite $i" "$2"
 		done
 	done
 }
@@ -97,13 +97,13 @@ run_suites() {
 		fi
 		for ((i = 1; i <= cases[$suite]; i++)); do
 			line=$(printf '%s\n' "$results" | grep -E "^ *[0-9]+\.$i: " || true)
-			name="perf test: $suite: $(printf '%s' "$line" | sed -E 's/^ *[0-9]+\.[0-9]+: (.*[^ ]) *:.*$/\1/')"
+			name="perf: perf test: $suite: $(printf '%s' "$line" | sed -E 's/^ *[0-9]+\.[0-9]+: (.*[^ ]) *:.*$/\1/')"
 			case $line in
 			*": Ok") ktap_result ok "$name" ;;
 			*": Skip"*) ktap_result skip "$name" "perf test skipped it" ;;
 			"")
 				printf '%s\n' "$results" | tail -n 10 | ktap_diag
-				ktap_result fail "perf test: $suite $i" "no result in perf test's output"
+				ktap_result fail "perf: perf test: $suite $i" "no result in perf test's output"
 				;;
 			*)
 				"$ours/perf" test -v "$num" 2>&1 | tail -n 30 | ktap_diag
@@ -167,7 +167,7 @@ resolved_by_perfs() {
 # check_recording ARCH: the per_arch results for ARCH's recordings.
 check_recording() {
 	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm-suites/results/perf-kcore
-	local name="perf --kcore ($1)" perf bin n segs unmapped empty overlaps disagree
+	local name="perf: --kcore recording ($1)" perf bin n segs unmapped empty overlaps disagree
 	local maps counts pokes failed kcore=$data/pokes.data/kcore_dir/kcore file
 	local -A perfs=([old]=$old/perf [ours]=$ours/perf)
 	for file in samples.data pokes.data kallsyms samples.data.script pokes.data.script-err; do
@@ -238,7 +238,7 @@ check_recording() {
 # while the module and the BPF program were loaded.
 check_modbpf() {
 	local arch=$1 out=$BUILD_DIR/perf-kcore/$1 data=$BUILD_DIR/$1/vm-suites/results/perf-kcore
-	local name="perf --kcore ($1), module and BPF samples" label file
+	local name="perf: --kcore recording ($1), module and BPF samples" label file
 	for file in modbpf.data modbpf.kallsyms modbpf.data.script; do
 		[ -e "$data/$file" ] || break
 	done
@@ -264,7 +264,7 @@ ktap_plan "$total"
 if [ ! -d "$TREE/tools/perf" ]; then
 	every_suite_case skip "no tree at $TREE (make tree)"
 	for ((i = 0; i < per_arch * ${#arches[@]}; i++)); do
-		ktap_result skip "perf --kcore: recorded samples" "no tree at $TREE (make tree)"
+		ktap_result skip "perf: --kcore recorded samples" "no tree at $TREE (make tree)"
 	done
 	exit 0
 fi

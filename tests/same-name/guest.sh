@@ -82,7 +82,7 @@ copy_problem() { # LABEL
 }
 
 # --- an unqualified name ----------------------------------------------------
-name="same-name: count $NAME lists every copy, the module's too, and exits 1 attaching nothing"
+name="same-name (guest): count $NAME lists every copy, the module's too, and exits 1 attaching nothing"
 rc=0
 "$cli" -q count "$NAME" true >"$work/got" 2>"$work/err" || rc=$?
 problems=$(copy_problem module; copy_problem events; copy_problem net)
@@ -115,7 +115,7 @@ count_while() {
 
 for method in "${methods[@]}"; do
 	for label in "${labels[@]}"; do
-		name="same-name: count -m $method '$NAME' of $label counts the reads of its file, none of the others'"
+		name="same-name (guest): count -m $method '$NAME' of $label counts the reads of its file, none of the others'"
 		problem=$(copy_problem "$label")
 		if [ -n "$problem" ]; then
 			ktap_result fail "$name" "$problem"
@@ -141,7 +141,7 @@ for method in "${methods[@]}"; do
 done
 
 if [ "$(uname -m)" != x86_64 ]; then
-	name="same-name: count -m multi exits 6 where the kernel has no kprobe.multi (CONFIG_FPROBE)"
+	name="same-name (guest): count -m multi exits 6 where the kernel has no kprobe.multi (CONFIG_FPROBE)"
 	rc=0
 	"$cli" -q count -m multi "${query[events]:-$NAME}" true >/dev/null 2>"$work/err" || rc=$?
 	if [ "$rc" = 6 ] && grep -q 'CONFIG_FPROBE' "$work/err"; then
@@ -152,7 +152,7 @@ if [ "$(uname -m)" != x86_64 ]; then
 fi
 
 # --- what kname --attach prints, used as printed ------------------------------
-name="same-name: kname --attach=tracefs gives a kprobe_events line that probes that copy alone"
+name="same-name (guest): kname --attach=tracefs gives a kprobe_events line that probes that copy alone"
 problem=$(copy_problem events)
 if [ -z "$problem" ] && [ ! -w "$tracefs/kprobe_events" ]; then
 	problem="no $tracefs/kprobe_events to write"
@@ -183,7 +183,7 @@ fi
 # --- KASLR: the address probed is the running kernel's ------------------------
 # Moved back by the offset of _text, the events copy's address must be a
 # $NAME of System.map, and the offset must not be 0.
-name="same-name: the address counted is the running kernel's (KASLR): System.map's $NAME moved by _text's offset"
+name="same-name (guest): the address counted is the running kernel's (KASLR): System.map's $NAME moved by _text's offset"
 map=$ADDRRES_KERNEL_OBJ/System.map
 problem=$(copy_problem events)
 if [ -z "$problem" ]; then
@@ -216,7 +216,7 @@ fi
 # pseudo-modules make at run time ([__builtin__ftrace]'s
 # ftrace_trampoline, one per ftrace_ops with a trampoline of its own, when
 # other suites traced before this one).
-name="same-name: every text name that several addresses share is told apart by its annotation"
+name="same-name (guest): every text name that several addresses share is told apart by its annotation"
 gawk -f "$ADDRRES_TOP/scripts/kallmodsyms.awk" -e '
 	{ ksym_split($0, 1, f) }
 	f["type"] ~ /^[tT]$/ && f["name"] ~ /^\$/ { mapping++; next }
