@@ -103,6 +103,20 @@ qemu_args=(-M "$ARCH_QEMU_MACHINE" -m "$VM_MEMORY" -smp "$smp" -nographic -no-re
 	-nodefaults -kernel "$kernel" -append "$cmdline" "${shares[@]}"
 	-monitor "unix:$VM_DIR/monitor.sock,server=on,wait=off")
 
+# Whether the guest QEMU (PID) runs has started its kernel: "Linux version"
+# on the console within KVM_START_WAIT seconds, or QEMU already gone (the
+# checks below judge that).
+KVM_START_WAIT=60
+kernel_started() { # pid
+	local waited
+	for ((waited = 0; waited < KVM_START_WAIT; waited++)); do
+		grep -qs 'Linux version' "$VM_DIR/console.log" && return 0
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+	done
+	return 1
+}
+
 rc=0
 for accel in "${accels[@]}"; do
 	rm -f "$VM_DIR/console.log"
@@ -121,7 +135,18 @@ for accel in "${accels[@]}"; do
 		timeout --kill-after=10 "$VM_TIMEOUT" "${qemu[@]}" \
 			-chardev file,id=con,path="$VM_DIR/console.log" -serial chardev:con \
 			</dev/null 2>"$VM_DIR/qemu.err" &
-		wait $! || rc=$?
+		qemu_pid=$!
+		# Some hosts' KVM starts the firmware and then hangs (seen here:
+		# SeaBIOS's banner, then nothing): a KVM guest whose kernel
+		# printed nothing in time is stopped, and TCG takes over.
+		if [[ $accel == *kvm* ]] && ! kernel_started "$qemu_pid"; then
+			kill "$qemu_pid" 2>/dev/null || true
+			wait "$qemu_pid" || true
+			echo "the guest's kernel printed nothing within ${KVM_START_WAIT}s under KVM" >"$kvm_unusable"
+			warn "QEMU with ${accel#-accel }: $(cat "$kvm_unusable"); using TCG from now on (delete $kvm_unusable to try KVM again)"
+			continue
+		fi
+		wait "$qemu_pid" || rc=$?
 		;;
 	esac
 	# QEMU's exit code means nothing once the guest ran (it is 0 after a
