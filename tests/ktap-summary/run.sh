@@ -10,7 +10,7 @@ set -euo pipefail
 # shellcheck source=../../scripts/ktap.sh disable=SC1091
 . "$TOP/scripts/ktap.sh"
 
-cases=18
+cases=19
 ktap_plan "$cases"
 if ! out=$(build_ktap_summary 2>&1); then
 	printf '%s\n' "$out" | sed -n 1,5p | ktap_diag
@@ -170,6 +170,15 @@ ok      vm: booted the kernel just built (7.2.13-addrres, x86_64)
 ok      addrres: kaddr: names as kallsyms has them (977 lines)
 skip    same (name (nested))  # no such thing
 2 passed, 0 failed, 1 skipped
+EOF
+
+expect "-e: a list that cannot be read is a failure; the results are still shown" 1 \
+	-e absent-list.txt pass.ktap <<'EOF'
+not ok  absent-list.txt: cannot read the expected results: No such file or directory  # make manifest writes them from a green make check
+ok      selftests: proc: proc-pid-vm
+ok      selftests: proc: proc-query: query.a
+skip    selftests: proc: proc-query: query.b  # no hugetlb pages
+2 passed, 1 failed, 1 skipped
 EOF
 
 # The exit status alone, over several runs: "STATUS ARGS..." each.
