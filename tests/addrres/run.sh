@@ -213,7 +213,7 @@ want_text=$(printf '%s\n' "${want[@]}")
 ioctl_rc=0
 "$cli" maps -q -p "$sleeper" --method=ioctl "${addrs[0]}" >/dev/null 2>&1 || ioctl_rc=$?
 for method in text ioctl auto; do
-	name="maps --method=$method: ${#addrs[@]} addresses of a live process, as its maps file says"
+	name="maps --method=$method: the addresses of a live process, as its maps file says (${#addrs[@]})"
 	if [ "$method" != text ] && [ "$ioctl_rc" = 6 ]; then
 		ktap_result skip "addrres: $name" "the host kernel $(uname -r) has no PROCMAP_QUERY"
 		continue

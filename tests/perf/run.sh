@@ -182,7 +182,8 @@ check_recording() {
 	fi
 	rm -rf "$out"
 	mkdir -p "$out"
-	resolved "$name: Debian's perf ($(cat "$data/perf-version")) in the guest" \
+	ktap_diag "Debian's perf in the guest: $(cat "$data/perf-version")"
+	resolved "$name: Debian's perf in the guest" \
 		"$data/kallsyms" "$data/samples.data.script"
 	resolved_by_perfs "$name" "$data/kallsyms" "$data/samples.data" "$out/samples"
 	for perf in old ours; do
@@ -250,7 +251,8 @@ check_modbpf() {
 		return
 	fi
 	mkdir -p "$out"
-	resolved "$name: Debian's perf ($(cat "$data/perf-version")) in the guest" \
+	ktap_diag "Debian's perf in the guest: $(cat "$data/perf-version")"
+	resolved "$name: Debian's perf in the guest" \
 		"$data/modbpf.kallsyms" "$data/modbpf.data.script"
 	resolved_by_perfs "$name" "$data/modbpf.kallsyms" "$data/modbpf.data" "$out/modbpf"
 }
