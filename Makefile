@@ -36,10 +36,10 @@ check:
 manifest:
 	@$(S)/manifest.sh
 
-#: break a feature on purpose (tests/mutants/M.patch) and run the tests that
-#: must catch it: they must go red (M=list lists the mutants; ARCH=)
+#: break a feature on purpose (tests/mutants/MUTANT.patch) and run the tests
+#: that must catch it: they must go red (MUTANT=list lists them; ARCH=)
 mutant:
-	@M='$(M)' $(S)/mutant.sh
+	@MUTANT='$(MUTANT)' $(S)/mutant.sh
 
 #: install the Debian packages the build and the tests need
 deps:

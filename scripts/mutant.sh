@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make mutant M=NAME[,NAME...]`: break a feature on purpose and show that
+# `make mutant MUTANT=NAME[,NAME...]`: break a feature on purpose and show that
 # its tests go red.  tests/mutants/NAME.patch is a small diff, never part
 # of the series, with a header of "# key: value" lines:
 #   what:  what the mutant breaks, in a sentence
@@ -18,7 +18,8 @@
 # (build/mutants/checkout), never to the checkout itself, and its tests
 # run there.  A mutant
 # is "red" when the run fails: its failed tests are listed; "GREEN" is a
-# finding: a test to strengthen.  M=list lists the mutants.  The result
+# finding: a test to strengthen.  MUTANT=list lists them (not M=, which
+# kbuild takes for an external module's directory).  The result
 # of each goes to build/mutants/NAME.log and a line to stdout.
 set -euo pipefail
 requested_arch=${ARCH:-}
@@ -26,7 +27,8 @@ requested_arch=${ARCH:-}
 
 mutants_dir=$TOP/tests/mutants
 out_dir=$BUILD_DIR/mutants
-[ -n "${M:-}" ] || die "usage: make mutant M=NAME[,NAME...] [ARCH=...] (M=list lists them)"
+M=${MUTANT:-}
+[ -n "$M" ] || die "usage: make mutant MUTANT=NAME[,NAME...] [ARCH=...] (MUTANT=list lists them)"
 if [ "$M" = list ]; then
 	for f in "$mutants_dir"/*.patch; do
 		printf '%-34s %s\n' "$(basename "$f" .patch)" "$(sed -n 's/^# what: //p' "$f")"
@@ -110,7 +112,7 @@ mkdir -p "$out_dir"
 status=0
 for name in ${M//,/ }; do
 	patch=$mutants_dir/$name.patch
-	[ -f "$patch" ] || die "M=$name: no $patch (make mutant M=list)"
+	[ -f "$patch" ] || die "MUTANT=$name: no $patch (make mutant MUTANT=list)"
 	if [ "$(header "$patch" where)" = kernel ]; then
 		tree_exists || die "$name: no kernel tree in $TREE: run make tree"
 		! tree_is_dirty || die "$name: $TREE has uncommitted edits: commit or stash them first"
