@@ -32,7 +32,8 @@
  * with another reason), a listed skip that passed, and a listed test that
  * never reported are each a failure that says so.  "-w NAME" (repeatable,
  * after the -e) limits "never reported" to the listed tests named NAME or
- * "NAME: ..." (what make vm-test T=... or host-test SUITES=... ran).
+ * "NAME: ..." (what make vm-test T=... or host-test SUITES=... ran);
+ * "-w ''" asks for none of them (a commit in the middle of the series).
  */
 #include <ctype.h>
 #include <errno.h>
