@@ -16,11 +16,10 @@
 # whatever happened (commit nothing in build/linux meanwhile).  A project
 # mutant is applied to a scratch worktree of this checkout's HEAD
 # (build/mutants/checkout), never to the checkout itself, and its tests
-# run there.  A mutant
-# is "red" when the run fails: its failed tests are listed; "GREEN" is a
-# finding: a test to strengthen.  MUTANT=list lists them (not M=, which
-# kbuild takes for an external module's directory).  The result
-# of each goes to build/mutants/NAME.log and a line to stdout.
+# run there.  A mutant is "red" when the run fails: its failed tests are
+# listed; "GREEN" is a finding: a test to strengthen.  MUTANT=list lists
+# them (not M=, which kbuild takes for an external module's directory).
+# Each run's output goes to build/mutants/NAME[.ARCH].log, a line to stdout.
 set -euo pipefail
 requested_arch=${ARCH:-}
 . "$(dirname "$0")/lib.sh"
