@@ -3,8 +3,9 @@
 # (below: libaddrres's text, ioctl and AUTO methods and the stdio
 # reference), then text-poke-bench (what TEXT_POKE records cost a static
 # key flip, and the change rate recorded without loss), kallmodsyms-bench
-# (a read of /proc/kallmodsyms against one of /proc/kallsyms), last
-# symbolize-bench -k (libaddrres's kernel lookups per second).  The
+# (a read of /proc/kallmodsyms against one of /proc/kallsyms),
+# symbolize-bench -k (libaddrres's kernel lookups per second), last
+# fentry-load-bench (what loading an fentry program costs).  The
 # PROCMAP_QUERY benchmark runs with three address sets over about 700
 # VMAs, from the most to the least favourable to the ioctl:
 #  - the shape published with the upstream series (its 35x): 4,435 stack
@@ -74,3 +75,6 @@ echo "## /proc/kallmodsyms: a whole read (128 KiB reads, as cat) against /proc/k
 echo
 echo "## libaddrres: kernel address lookups on /proc/kallmodsyms"
 "$ADDRRES_BIN/symbolize-bench" -k
+echo
+echo "## fentry: loading programs on vmlinux's vfs_read (the ambiguous-name check's cost)"
+"$ADDRRES_BIN/fentry-load-bench"

@@ -17,9 +17,12 @@ lib_out=$ARCH_BUILD/libaddrres
 make -s -C "$TOP/libaddrres" OUTPUT="$lib_out" CC="$TARGET_CC" AR="${ARCH_CROSS_COMPILE}ar" \
 	EXTRA_CFLAGS="-isystem $OBJ/usr/include${LIBDW_CFLAGS:+ $LIBDW_CFLAGS}" "$lib_out/libaddrres.a" ||
 	die "cannot build libaddrres for $ARCH"
+# Programs that load BPF programs: linked with libbpf, below.
+libbpf_programs=(fentry-load-bench)
 # A program is one .c file, or a directory of them (bench/procmap-query-bench/).
 for src in "$TOP"/demo/*.c "$TOP"/bench/*.c "$TOP"/bench/*/; do
 	name=$(basename "$src" .c)
+	[[ " ${libbpf_programs[*]} " != *" $name "* ]] || continue
 	srcs=("$src")
 	[ ! -d "$src" ] || srcs=("$src"*.c)
 	"$TARGET_CC" "${CFLAGS_STRICT[@]}" -O2 -isystem "$OBJ/usr/include" \
@@ -36,6 +39,13 @@ make -s -C "$TOP/addrres" OUTPUT="$ARCH_BUILD/addrres" CC="$TARGET_CC" AR="${ARC
 	EXTRA_CFLAGS="-isystem $OBJ/usr/include${LIBBPF_CFLAGS:+ $LIBBPF_CFLAGS}${LIBDW_CFLAGS:+ $LIBDW_CFLAGS}" \
 	EXTRA_LDFLAGS="$LIBBPF_LDFLAGS${LIBDW_LDFLAGS:+ $LIBDW_LDFLAGS}" || die "cannot build addrres for $ARCH"
 cp "$ARCH_BUILD/addrres/addrres" "$BIN_DIR/addrres"
+read -r -a libbpf_cflags <<<"${LIBBPF_CFLAGS:-}"
+read -r -a libbpf_ldflags <<<"${LIBBPF_LDFLAGS:-}"
+for name in "${libbpf_programs[@]}"; do
+	"$TARGET_CC" "${CFLAGS_STRICT[@]}" -O2 -isystem "$OBJ/usr/include" "${libbpf_cflags[@]}" \
+		-o "$BIN_DIR/$name" "$TOP/bench/$name.c" "${libbpf_ldflags[@]}" -lbpf ||
+		die "cannot build bench/$name.c for $ARCH"
+done
 # The ELF address of its main(), for tests/addrres/guest.sh to symbolize.
 nm "$BIN_DIR/addrres" | awk '$3 == "main" { print $1 }' >"$BIN_DIR/addrres.main"
 

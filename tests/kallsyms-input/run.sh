@@ -127,40 +127,65 @@ object_names_over_64k() { # N distinct names, more than 64 KiB of them
 		[ "$(table_strings kallmodsyms_object_names | tr , '\n' | sort -u | wc -l)" = "$1" ]
 }
 
-# Whether the kernel is told to guess code ends from ORC (0 or 1), and
-# how many symbols' ends scripts/kallsyms guessed from it.
-size_hints_are() { # FLAG GUESSES
-	[ "$(awk '$0 == "kallmodsyms_size_hints:" { getline; print $2; exit }' out.S)" = "$1" ] &&
-		grep -q "; $2 end guesses from ORC \*/\$" out.S
+# The size tables of out.S and the distances between its symbols, in the
+# form sizes-decode reads (symbols of _text + offset only: the inputs here).
+size_tables() {
+	gawk '
+		/^[a-z_]+:$/ { label = substr($0, 1, length($0) - 1); next }
+		label == "kallsyms_addresses" && $1 == "PTR" {
+			a[n++] = $2 == "_text" ? strtonum($4) : strtonum($2); next }
+		label == "kallmodsyms_size_pad_bits" && $1 == ".long" { print "pad_bits", $2 }
+		label == "kallmodsyms_size_bits" && $1 == ".long" { print "nbits", $2 }
+		label == "kallmodsyms_size_distance_sum" && $1 == ".long" { print "distance_sum", $2 }
+		label == "kallmodsyms_size_markers" && $1 == ".long" { print "marker", $2 }
+		label == "kallmodsyms_sizes" && $1 == ".byte" {
+			sub(/^\t\.byte\t/, ""); k = split($0, b, ", ")
+			for (i = 1; i <= k; i++) print "byte", strtonum(b[i])
+		}
+		END { for (i = 0; i < n; i++) print "distance", i + 1 < n ? a[i + 1] - a[i] : 0 }
+	' out.S
 }
 
-# Crafting an x86-64 ELF file (orc_vmlinux) needs an x86-64 host: else
-# report case $name skipped and return 1.
-x86_64_host_or_skip() {
-	[ "$(uname -m)" = x86_64 ] && return 0
-	ktap_result skip "$name" "crafting an x86-64 ELF file needs an x86-64 host"
+# Whether the kernel decoder, given the tables as EDIT (an awk program on
+# size_tables' lines) leaves them, trusts the sizes, and which ones it
+# shows: those of sizes.want, or all 0 with "untrusted from symbol FROM".
+sizes_decode_as() { # trusted|FROM [EDIT]
+	local want
+	size_tables | gawk "${2:-}"'
+		{ print }' | ./sizes-decode >decoded || return 1
+	if [ "$1" = trusted ]; then
+		want=$(printf 'trusted\n'; cat sizes.want)
+	else
+		want=$(printf 'untrusted from symbol %s\n' "$1"; sed 's/.*/0/' sizes.want)
+	fi
+	[ "$(cat decoded)" = "$want" ] && return 0
+	diff <(echo "$want") decoded | head -n 5 | ktap_diag
 	return 1
 }
 
-# An x86-64 ELF file of the good symbols' layout, with ORC tables as
-# objtool writes them after one's helper (0x10): an entry with unwind
-# information at 0x10, and one without at 0x18, where the helper's 8
-# bytes end and its padding starts.
-orc_vmlinux() {
-	cat >orc.s <<-'EOS'
-	.text
-	.globl _start
-	_start:	.skip 0x40
-	.section .orc_unwind_ip, "a"
-	.long _start + 0x10 - .
-	.long _start + 0x18 - .
-	.section .orc_unwind, "a"
-	.short 0, 0
-	.byte 1, 0
-	.short 0, 0
-	.byte 0, 0
-	EOS
-	"$HOST_CC" -c -o orc.o orc.s && ld -o orc.elf -Ttext=0xffffffff81000000 orc.o
+# N symbols of one object after _text, their sizes cycling through every
+# code (the next symbol's distance, 0, a few bytes of padding, more than
+# the distance); sizes.want has them in kallsyms order.
+many_sized_symbols() { # N
+	gawk -v n="$1" 'BEGIN {
+		print "ffffffff81000000 T _text" >"syms"
+		print "ffffffff81000000 T _text" >"sizes"
+		print 0 >"sizes.want"
+		print "Linker script and memory map\n" >"link.map"
+		printf ".text           0xffffffff81000000 %#x\n", (n + 1) * 32 >"link.map"
+		printf " .text          0xffffffff81000000 %#x drivers/a/one.o\n", (n + 1) * 32 >"link.map"
+		split("32 0 27 31 4096 17", size, " ")
+		for (i = 0; i < n; i++) {
+			a = sprintf("ffffffff81%06x", (i + 1) * 32)
+			z = i + 1 < n ? size[i % 6 + 1] : 0
+			printf "%s T f%d\n", a, i >"syms"
+			if (z)
+				printf "%s %016x T f%d\n", a, z, i >"sizes"
+			else
+				printf "%s T f%d\n", a, i >"sizes"
+			print z >"sizes.want"
+		}
+	}'
 }
 
 # A name in N objects of long names: their names take more than 64 KiB,
@@ -184,8 +209,9 @@ cases=(good bad-map-line map-without-address not-a-map bad-objs-line
 	unknown-object gc-discarded-object object-twice many-modules
 	many-object-names label-named-like-a-function provide-label
 	bad-sizes-line empty-builtin-objs prelinked-object prelinked-other-size
-	prelinked-section-missing dotdot-path linker-stubs orc-end-guesses
-	orc-without-text-bounds orc-truncated orc-file-missing orc-not-elf)
+	prelinked-section-missing dotdot-path linker-stubs sizes-decode
+	sizes-marker-moved sizes-distance-differs sizes-stream-short
+	sizes-sum-differs)
 ktap_plan ${#cases[@]}
 
 if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
@@ -195,6 +221,9 @@ if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
 	exit 0
 fi
 "$HOST_CC" -std=gnu11 -O1 -g "${CFLAGS_SANITIZE[@]}" -o kallsyms "$TREE/scripts/kallsyms.c"
+# The kernel's decoder of the sizes, on the host.
+"$HOST_CC" -std=gnu11 -O1 -g -Wall -Wextra -Werror "${CFLAGS_SANITIZE[@]}" -I "$TREE/kernel" \
+	-o sizes-decode "$TOP/tests/kallsyms-input/sizes-decode.c"
 
 # The modules.builtin.objs rule's awk program, as Makefile.vmlinux_o has it.
 builtin_objs_awk() {
@@ -282,42 +311,28 @@ for c in "${cases[@]}"; do
 		printf '%s\n' 'ffffffff81000040 t e843419@01f4_00002386_3e8' >>syms
 		printf '%s\n' 'ffffffff81000040 0000000000000008 t e843419@01f4_00002386_3e8' >>sizes
 		sed -i '$a\ .text.stub     0xffffffff81000040       0x10 linker stubs' link.map ;;
-	orc-end-guesses)
-		x86_64_host_or_skip || continue
-		orc_vmlinux
-		# The kernel guesses in text only, whose bounds are the
-		# linker script's labels.
-		printf '%s\n' 'ffffffff81000000 T _stext' 'ffffffff81000040 T _etext' \
-			'ffffffff81000040 T _sinittext' 'ffffffff81000040 T _einittext' |
-			tee -a sizes >>syms
-		for label in _stext:0 _etext:40 _sinittext:40 _einittext:40; do
-			printf '                0xffffffff810000%02x                %s = .\n' \
-				"0x${label#*:}" "${label%%:*}" >>link.map
-		done
-		more=(--orc-unwind=orc.elf)
-		check=(size_hints_are 1 1) ;;
-	orc-without-text-bounds)
-		x86_64_host_or_skip || continue
-		orc_vmlinux
-		more=(--orc-unwind=orc.elf)
-		want="kallsyms: orc.elf: warning: the symbols lack _etext or _einittext: sizes coded without ORC"
-		check=(size_hints_are 0 0) ;;
-	orc-truncated)
-		x86_64_host_or_skip || continue
-		# A header whose sections lie past the end of the file.
-		orc_vmlinux
-		head -c 256 orc.elf >orc.cut
-		more=(--orc-unwind=orc.cut)
-		want="kallsyms: orc.cut: warning: cannot read the section headers: sizes coded without ORC"
-		check=(size_hints_are 0 0) ;;
-	orc-file-missing)
-		more=(--orc-unwind=no-vmlinux)
-		want="kallsyms: no-vmlinux: warning: No such file or directory: sizes coded without ORC"
-		check=(size_hints_are 0 0) ;;
-	orc-not-elf)
-		more=(--orc-unwind=sizes)
-		want="kallsyms: sizes: warning: not a little-endian ELF64 file with section headers: sizes coded without ORC"
-		check=(size_hints_are 0 0) ;;
+	sizes-decode)
+		# 601 symbols: three markers, every code.
+		many_sized_symbols 600
+		check=(sizes_decode_as trusted) ;;
+	sizes-marker-moved)
+		# A marker that is not where the codes before it end.
+		many_sized_symbols 600
+		check=(sizes_decode_as 256 '$1 == "marker" && ++m == 2 { $2 += 1 }') ;;
+	sizes-distance-differs)
+		# The kernel sees another distance than the build coded against:
+		# f302's padding code (k = 4) against 5 bytes does not decode.
+		many_sized_symbols 600
+		check=(sizes_decode_as 303 '$1 == "distance" && ++d == 304 { $2 = 5 }') ;;
+	sizes-sum-differs)
+		# One that still decodes, only to another size (f300 is "the
+		# distance"): caught by the sum.
+		many_sized_symbols 600
+		check=(sizes_decode_as 0 '$1 == "distance" && ++d == 302 { $2 = 64 }') ;;
+	sizes-stream-short)
+		# A stream that ends a bit before its last code.
+		many_sized_symbols 600
+		check=(sizes_decode_as 600 '$1 == "nbits" { $2 -= 1 }') ;;
 	dotdot-path)
 		# ld prints the paths it was given: arm64's nVHE links
 		# ../../../lib/memcpy.nvhe.o.  The same object either way.
