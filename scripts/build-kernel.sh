@@ -16,8 +16,9 @@ set -euo pipefail
 # Is the fragment FILE for this kernel flavor?
 for_flavor() {
 	case ${1##*/} in
-	debug.config) [ "$KERNEL_FLAVOR" = test ] ;;
-	bench.config) [ "$KERNEL_FLAVOR" != test ] ;;
+	debug.config) [ "$KERNEL_FLAVOR" = test ] || [ "$KERNEL_FLAVOR" = pages64k ] ;;
+	bench.config) [ "$KERNEL_FLAVOR" != test ] && [ "$KERNEL_FLAVOR" != pages64k ] ;;
+	pages64k.config) [ "$KERNEL_FLAVOR" = pages64k ] ;;
 	*) true ;;
 	esac
 }
@@ -30,7 +31,7 @@ for dir in common "$ARCH" features; do
 done
 # What the tests say they need is checked like the rest; the bench kernel
 # leaves it out (fault injection, for one).
-if [ "$KERNEL_FLAVOR" = test ]; then
+if [ "$KERNEL_FLAVOR" = test ] || [ "$KERNEL_FLAVOR" = pages64k ]; then
 	for target in $KSFT_TARGETS; do
 		cfg=$TREE/tools/testing/selftests/$target/config
 		[ -f "$cfg" ] && fragments+=("$cfg")

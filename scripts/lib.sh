@@ -51,6 +51,9 @@ KERNEL_SRC=$TREE
 case $KERNEL_FLAVOR in
 test) OBJ=$ARCH_BUILD/obj ;;    # kernel object dir (O=)
 bench) OBJ=$ARCH_BUILD/obj-bench ;;
+# The test kernel with 64 KiB pages (pages64k.config; arm64), built and
+# booted by hand for what depends on PAGE_SIZE: see config/kernel/README.md.
+pages64k) OBJ=$ARCH_BUILD/obj-pages64k ;;
 upstream)
 	OBJ=$ARCH_BUILD/obj-upstream
 	KERNEL_SRC=$CACHE_DIR/base/$UPSTREAM_PACKAGE-$UPSTREAM_VERSION
@@ -63,7 +66,7 @@ series)
 	OBJ=$ARCH_BUILD/obj-series
 	KERNEL_SRC=$BUILD_DIR/series-check/linux
 	;;
-*) printf 'error: KERNEL_FLAVOR is test, bench, upstream, base or series, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
+*) printf 'error: KERNEL_FLAVOR is test, bench, pages64k, upstream, base or series, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
 esac
 KSFT_DIR=$ARCH_BUILD/kselftest  # installed kselftests the guest runs
 # UAPI headers of ARCH_COMPAT_KERNEL, for the kselftests' 32-bit programs

@@ -242,6 +242,7 @@ for c in "${cases[@]}"; do
 	check=(two_objects_named)   # what the tables must hold
 	prelinked=()              # the prelinked maps' options
 	more=()                   # any other options
+	# shellcheck disable=SC2016 # the sizes cases' awk programs
 	case $c in
 	good) ;;
 	bad-map-line)
