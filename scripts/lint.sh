@@ -12,6 +12,9 @@
 #                                   (an entry that matches none is stale)
 #   "shellcheck: FILE"              shellcheck -x on each shell script of the
 #                                   repo, tracked or untracked-not-ignored
+#   "subjects: the series"          each patch's subject at most 75 characters
+#   "subjects: this repository"     those of this repository's commits since
+#                                   SUBJECTS_SINCE (older ones predate the rule)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=ktap.sh
@@ -59,7 +62,7 @@ done < <({
 	git -C "$TOP" ls-files -z --others --exclude-standard
 } | sort -zu)
 
-ktap_plan $((${#patches[@]} + ${#exc_line[@]} + ${#scripts[@]}))
+ktap_plan $((${#patches[@]} + ${#exc_line[@]} + 2 + ${#scripts[@]}))
 
 # --- checkpatch --------------------------------------------------------------
 
@@ -168,6 +171,48 @@ for i in "${!exc_line[@]}"; do
 		ktap_result fail "$name" "$where: stale, no checkpatch report of the series matches it: delete the line"
 	fi
 done
+
+# --- commit subjects -----------------------------------------------------------
+
+# At most this long, as `git log --oneline` and a mailing list show them.
+SUBJECT_MAX=75
+SUBJECTS_SINCE=89609c54aa9d53c443007b37e0f9bfa6e481d100
+
+# The subject of a patch file, unfolded, without "[PATCH] ".
+patch_subject() { # file
+	awk '/^Subject: / { s = $0; sub(/^Subject: (\[[^]]*\] )?/, "", s)
+		while ((getline line) > 0 && line ~ /^[ \t]/) s = s line
+		print s; exit }' "$1"
+}
+long=()
+for p in "${patches[@]}"; do
+	[ -f "$PATCH_DIR/$p" ] || continue
+	subject=$(patch_subject "$PATCH_DIR/$p")
+	[ "${#subject}" -le "$SUBJECT_MAX" ] || long+=("${#subject}: $p")
+done
+if [ "${#long[@]}" = 0 ]; then
+	ktap_result ok "subjects: the series"
+else
+	ktap_result fail "subjects: the series" "${#long[@]} subject(s) over $SUBJECT_MAX characters: shorten them in build/linux and make refresh"
+	printf '%s\n' "${long[@]}" | ktap_diag
+fi
+# A shallow clone may lack SUBJECTS_SINCE: then HEAD's own subject.
+if git -C "$TOP" cat-file -e "$SUBJECTS_SINCE^{commit}" 2>/dev/null; then
+	range=("$SUBJECTS_SINCE..HEAD")
+else
+	range=(-1 HEAD)
+fi
+long=()
+while IFS= read -r line; do
+	subject=${line#* }
+	[ "${#subject}" -le "$SUBJECT_MAX" ] || long+=("${#subject}: ${line%% *}")
+done < <(git -C "$TOP" log --format='%h %s' "${range[@]}")
+if [ "${#long[@]}" = 0 ]; then
+	ktap_result ok "subjects: this repository"
+else
+	ktap_result fail "subjects: this repository" "${#long[@]} commit subject(s) over $SUBJECT_MAX characters: reword them before they land"
+	printf '%s\n' "${long[@]}" | ktap_diag
+fi
 
 # --- shellcheck --------------------------------------------------------------
 
