@@ -19,6 +19,7 @@ for_flavor() {
 	debug.config) [ "$KERNEL_FLAVOR" = test ] || [ "$KERNEL_FLAVOR" = pages64k ] ;;
 	bench.config) [ "$KERNEL_FLAVOR" != test ] && [ "$KERNEL_FLAVOR" != pages64k ] ;;
 	pages64k.config) [ "$KERNEL_FLAVOR" = pages64k ] ;;
+	pages4k.config) [ "$KERNEL_FLAVOR" != pages64k ] ;;
 	*) true ;;
 	esac
 }
