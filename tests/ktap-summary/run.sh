@@ -127,6 +127,16 @@ not ok  x86_64: selftests: proc: gone  # never reported, but expected-differs.tx
 0 passed, 5 failed, 0 skipped
 EOF
 
+expect "-r: a listed skip may give another reason; a pass or an unlisted test still fails" 1 \
+	-r -l x86_64 -e expected-differs.txt pass.ktap <<'EOF'
+not ok  x86_64: selftests: proc: proc-pid-vm  # passed, but expected-differs.txt lists it as a skip (broken here): make its line "pass selftests: proc: proc-pid-vm"
+not ok  x86_64: selftests: proc: proc-query: query.a  # passed, but expected-differs.txt does not list it: add the line "pass selftests: proc: proc-query: query.a" (make manifest writes the list from a green run)
+skip    x86_64: selftests: proc: proc-query: query.b  # no hugetlb pages
+not ok  x86_64: selftests: other: program  # never reported, but expected-differs.txt expects a pass
+not ok  x86_64: selftests: proc: gone  # never reported, but expected-differs.txt expects a pass
+0 passed, 4 failed, 1 skipped
+EOF
+
 expect "-e: a skip the list does not know fails, and says the line that would list it" 1 \
 	-e expected-same.txt pass.ktap skip-all.ktap <<'EOF'
 ok      selftests: proc: proc-pid-vm
