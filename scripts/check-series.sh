@@ -258,6 +258,20 @@ commit_built() { # commit subject log
 	ktap_result ok "$ARCH: $subject (kselftests ${dirs[*]}: $counts)"
 }
 
+# After "Inconsistent kallsyms data" (vmlinux's symbols are not those
+# its last kallsyms pass saw), keep each pass's symbols, sizes and tables
+# and the final System.map beside LOG: the next commit's build replaces them.
+keep_kallsyms_passes() { # log
+	local f dir=${1%.log}.kallsyms
+	grep -q '^Inconsistent kallsyms data' "$1" || return 0
+	mkdir -p "$dir"
+	for f in "$OBJ"/.tmp_vmlinux.kallsyms*.syms "$OBJ"/.tmp_vmlinux.kallsyms*.sizes \
+		"$OBJ"/.tmp_vmlinux.kallsyms*.S "$OBJ"/System.map; do
+		if [ -f "$f" ]; then cp "$f" "$dir/"; fi
+	done
+	printf 'the kallsyms passes and System.map kept in %s\n' "${dir#"$TOP"/}" | ktap_diag
+}
+
 check_commit() { # commit number
 	local c=$1 n=$2 subject log plog warns added
 	subject=$(subject_of "$c")
@@ -266,6 +280,7 @@ check_commit() { # commit number
 	checkout_at "$c"
 	if ! build_into "$log"; then
 		ktap_result fail "$ARCH: $subject" "does not build (W=1): log ${log#"$TOP"/}"
+		keep_kallsyms_passes "$log"
 		first_errors "$log" | ktap_diag
 		return 0
 	fi
