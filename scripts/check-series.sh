@@ -259,14 +259,16 @@ commit_built() { # commit subject log
 }
 
 # After "Inconsistent kallsyms data" (vmlinux's symbols are not those
-# its last kallsyms pass saw), keep each pass's symbols, sizes and tables
-# and the final System.map beside LOG: the next commit's build replaces them.
+# its last kallsyms pass saw), keep each pass's symbols, sizes, link map
+# and tables and the final System.map beside LOG: the next commit's build
+# replaces them.
 keep_kallsyms_passes() { # log
 	local f dir=${1%.log}.kallsyms
 	grep -q '^Inconsistent kallsyms data' "$1" || return 0
 	mkdir -p "$dir"
 	for f in "$OBJ"/.tmp_vmlinux.kallsyms*.syms "$OBJ"/.tmp_vmlinux.kallsyms*.sizes \
-		"$OBJ"/.tmp_vmlinux.kallsyms*.S "$OBJ"/System.map; do
+		"$OBJ"/.tmp_vmlinux.kallsyms*.map "$OBJ"/.tmp_vmlinux.kallsyms*.S \
+		"$OBJ"/System.map; do
 		if [ -f "$f" ]; then cp "$f" "$dir/"; fi
 	done
 	printf 'the kallsyms passes and System.map kept in %s\n' "${dir#"$TOP"/}" | ktap_diag
