@@ -751,7 +751,11 @@ enum addrres_elf_symtab {
  *	its DWARF: every later handle, of any process given the same
  *	directory, reads that copy and decompresses nothing (libc6-dbg's
  *	libc: a first batch 30% faster).  It costs the decompressed size on disk (libc's:
- *	10.4 MB); the library never removes a copy.  NULL (the default):
+ *	10.4 MB); the library never removes a copy.  Below DIR nothing is
+ *	followed through a symlink; a copy is written under a name no one
+ *	else can open (O_TMPFILE, else O_EXCL) and linked in whole; it is
+ *	read only if it is a regular file owned by this user or root, of
+ *	its build ID, and as long as its headers say.  NULL (the default):
  *	none, each handle decompresses what it reads.
  *
  * @max_debugdata: how many bytes a file's MiniDebugInfo (.gnu_debugdata,

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "addrres.h"
 
@@ -165,6 +166,14 @@ const char *libaddrres_intern(struct libaddrres_strmap *m, struct libaddrres_are
  */
 int libaddrres_open_mapped_file(int pid, const struct addrres_vma *v, const char *name,
 				char *why, size_t why_sz);
+
+/*
+ * Whether a file whose contents become answers (a perf map, a cached
+ * debug file) may be believed: owned by this process's effective user, by
+ * root, or by @also ((uid_t)-1: no one else), as perf asks of its maps.
+ */
+struct stat;
+bool libaddrres_owner_trusted(const struct stat *st, uid_t also);
 
 /* A handle's stats into a caller's, by its sz (util.c). */
 int libaddrres_stats_copy(void *stats, const void *ours, size_t ours_sz);

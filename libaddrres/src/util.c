@@ -433,6 +433,11 @@ int libaddrres_open_mapped_file(int pid, const struct addrres_vma *v, const char
 	return stale ? -ESTALE : fd;
 }
 
+bool libaddrres_owner_trusted(const struct stat *st, uid_t also)
+{
+	return st->st_uid == geteuid() || st->st_uid == 0 || (also != (uid_t)-1 && st->st_uid == also);
+}
+
 #ifndef LIBADDRRES_NO_LIBELF
 /*
  * As the kernel's build_id_parse() finds it (lib/buildid.c): a note of

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <signal.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -2480,6 +2481,253 @@ out:
 	addrres_elf__free(e);
 }
 
+/* Where the cache @cache keeps lib.so's debug file: DIR/ab into @sub, DIR/ab/cdef....debug into @copy. */
+static void cache_paths(const char *cache, char *sub, size_t sub_sz, char *copy, size_t copy_sz)
+{
+	unsigned char id[ADDRRES_BUILD_ID_MAX];
+	char hex[2 * ADDRRES_BUILD_ID_MAX + 1] = "";
+	size_t id_size = lib_build_id(id);
+
+	for (size_t i = 0; i < id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	snprintf(sub, sub_sz, "%s/%.2s", cache, hex);
+	snprintf(copy, copy_sz, "%s/%.2s/%s.debug", cache, hex, hex + 2);
+}
+
+/* A resolve of lib-stripped.so's static function through a cache, set up once (out_file() is not for threads). */
+struct cache_case {
+	char cache[PATH_MAX], lib[PATH_MAX], dirs[PATH_MAX];
+	uint64_t off;
+	unsigned int mark;	/* the line of lib.c's "line:fixture_lib_static" */
+};
+
+/* @c for the cache directory out_file(@name): false if the fixtures lack something. */
+static bool cache_case_init(struct cache_case *c, const char *name)
+{
+	struct nm_sym sym;
+
+	snprintf(c->cache, sizeof(c->cache), "%s", out_file(name));
+	snprintf(c->lib, sizeof(c->lib), "%s", out_file("lib-stripped.so"));
+	snprintf(c->dirs, sizeof(c->dirs), "%s", out_file("debug-z"));
+	c->mark = marker_line("elf/lib.c", "fixture_lib_static");
+	return c->mark && nm_find("lib.so.nm", "fixture_lib_static", &sym) &&
+	       file_offset(c->lib, sym.value, &c->off);
+}
+
+/* What a new handle with the cache of @c did. */
+struct cached_run {
+	int err;		/* of the open or the resolve */
+	bool line_ok;		/* the line is lib.c's marker */
+	uint64_t inflated;	/* what it decompressed itself: 0 if it read a copy */
+};
+
+static struct cached_run cached_resolve(const struct cache_case *c)
+{
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = c->dirs, .debug_cache_dir = c->cache);
+	const struct addrres_elf_sym *s[1];
+	struct cached_run r = { 0 };
+	struct addrres_elf_stats st;
+	struct addrres_elf *e = NULL;
+
+	r.err = addrres_elf__open(&o, &e);
+	if (!r.err)
+		r.err = addrres_elf__resolve(e, c->lib, &c->off, 1, s, NULL);
+	if (!r.err) {
+		const char *slash = s[0] && s[0]->src_file ? strrchr(s[0]->src_file, '/') : NULL;
+
+		r.line_ok = slash && !strcmp(slash, "/lib.c") && s[0]->line == c->mark;
+		elf_stats(e, &st);
+		r.inflated = st.inflated;
+	}
+	addrres_elf__free(e);
+	return r;
+}
+
+/* The bytes of the file @path, "" if it cannot be read. */
+static void read_small(const char *path, char *buf, size_t sz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sz - 1) : -1;
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * The cache never writes or reads through a symlink planted in it: not
+ * a directory DIR/ab that points elsewhere, not the name the copy was
+ * written to before its rename (PATH.tmp.PID, up to 0.2), not the copy's
+ * own name.
+ */
+static void test_debug_cache_no_symlinks(struct test *t, const void *arg)
+{
+	char outside[PATH_MAX], victim[PATH_MAX], elsewhere[PATH_MAX];
+	char sub[PATH_MAX + 8], copy[PATH_MAX + 80], old_tmp[PATH_MAX + 120], got[64];
+	struct cache_case c;
+	struct cached_run r;
+	struct stat st;
+	DIR *d = NULL;
+	int fd;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	CHECK(t, cache_case_init(&c, "cache-links"));
+	snprintf(outside, sizeof(outside), "%s", out_file("cache-outside"));
+	snprintf(victim, sizeof(victim), "%s", out_file("cache-victim"));
+	snprintf(elsewhere, sizeof(elsewhere), "%s", out_file("cache-copy-elsewhere.debug"));
+	cache_paths(c.cache, sub, sizeof(sub), copy, sizeof(copy));
+	CHECK(t, !mkdir(c.cache, 0755) && !mkdir(outside, 0755));
+	fd = open(victim, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	CHECK(t, fd >= 0);
+	CHECK(t, write(fd, "precious\n", 9) == 9);
+	close(fd);
+	memset(&printed, 0, sizeof(printed));
+	addrres_set_print(record_print);
+	/* DIR/ab a symlink to another directory: nothing written there, and said */
+	CHECK(t, !symlink(outside, sub));
+	r = cached_resolve(&c);
+	CHECK_INT(t, r.err, 0);
+	CHECK(t, r.line_ok);
+	CHECK_INT(t, printed.level, ADDRRES_WARN);
+	CHECK(t, strstr(printed.last, "cannot keep a decompressed copy") != NULL);
+	d = opendir(outside);
+	CHECK(t, d != NULL);
+	for (struct dirent *de; (de = readdir(d));)
+		CHECK(t, de->d_name[0] == '.');
+	/* the old temporary name, a symlink to a file of someone else's: left alone */
+	CHECK(t, !unlink(sub) && !mkdir(sub, 0755));
+	snprintf(old_tmp, sizeof(old_tmp), "%s.tmp.%d", copy, (int)getpid());
+	CHECK(t, !symlink(victim, old_tmp));
+	r = cached_resolve(&c);
+	CHECK_INT(t, r.err, 0);
+	CHECK(t, r.line_ok);
+	read_small(victim, got, sizeof(got));
+	CHECK_STR(t, got, "precious\n");
+	CHECK(t, !lstat(copy, &st) && S_ISREG(st.st_mode));
+	CHECK_INT(t, has_compressed_section(copy), 0);
+	/* the copy's name a symlink to a good copy: not read through, not replaced */
+	CHECK(t, !rename(copy, elsewhere) && !symlink(elsewhere, copy));
+	r = cached_resolve(&c);
+	CHECK_INT(t, r.err, 0);
+	CHECK(t, r.line_ok);
+	CHECK(t, r.inflated > 0);
+	CHECK(t, !lstat(copy, &st) && S_ISLNK(st.st_mode));
+	read_small(victim, got, sizeof(got));
+	CHECK_STR(t, got, "precious\n");
+out:
+	if (d)
+		closedir(d);
+	addrres_set_print(NULL);
+}
+
+/*
+ * A copy in the cache is read only if it is whole, of its build ID, and
+ * owned by this user or root: else the handle decompresses the debug file
+ * itself (stats.inflated), and the lines are right all the same.
+ */
+static void test_debug_cache_copy_checked(struct test *t, const void *arg)
+{
+	char sub[PATH_MAX + 8], copy[PATH_MAX + 80];
+	struct cache_case c;
+	struct cached_run r;
+	struct stat st;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	CHECK(t, cache_case_init(&c, "cache-checked"));
+	cache_paths(c.cache, sub, sizeof(sub), copy, sizeof(copy));
+	r = cached_resolve(&c);
+	CHECK_INT(t, r.err, 0);
+	CHECK(t, r.line_ok && r.inflated > 0);
+	/* the copy as written: read */
+	r = cached_resolve(&c);
+	CHECK_INT(t, r.err, 0);
+	CHECK(t, r.line_ok && r.inflated == 0);
+	/* cut short (a crash while it was written, a full disk): not read */
+	CHECK(t, !stat(copy, &st) && !truncate(copy, st.st_size - 64));
+	r = cached_resolve(&c);
+	CHECK_INT(t, r.err, 0);
+	CHECK(t, r.line_ok && r.inflated > 0);
+	/* another file under its name (another build ID): not read */
+	CHECK_INT(t, copy_file(out_file("pie"), copy), 0);
+	r = cached_resolve(&c);
+	CHECK_INT(t, r.err, 0);
+	CHECK(t, r.line_ok && r.inflated > 0);
+	/* whole, but another user's: not read (that needs root to set up) */
+	CHECK(t, !unlink(copy));
+	r = cached_resolve(&c);
+	CHECK(t, !r.err && r.inflated > 0 && !stat(copy, &st));
+	if (geteuid() != 0)
+		SKIP(t, "not root: a copy owned by another user cannot be made");
+	CHECK(t, !chown(copy, 65534, 65534));
+	r = cached_resolve(&c);
+	CHECK_INT(t, r.err, 0);
+	CHECK(t, r.line_ok && r.inflated > 0);
+out:
+	;
+}
+
+/* Warnings counted across threads. */
+static int thread_warnings;
+
+static int count_warnings(enum addrres_print_level level, const char *fmt, va_list args)
+{
+	(void)fmt;
+	(void)args;
+	if (level == ADDRRES_WARN)
+		__atomic_fetch_add(&thread_warnings, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static void *cached_resolve_thread(void *c)
+{
+	struct cached_run *r = malloc(sizeof(*r));
+
+	if (r)
+		*r = cached_resolve(c);
+	return r;
+}
+
+/*
+ * Four threads, each with its own handle (the documented model), fill an
+ * empty cache at once: no warning, every answer right, and the copy left
+ * is whole (the next handle reads it).
+ */
+static void test_debug_cache_threads(struct test *t, const void *arg)
+{
+	pthread_t th[4];
+	struct cache_case c;
+	struct cached_run r;
+	char name[32];
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	thread_warnings = 0;
+	addrres_set_print(count_warnings);
+	for (int round = 0; round < 8; round++) {
+		snprintf(name, sizeof(name), "cache-threads-%d", round);
+		CHECK(t, cache_case_init(&c, name));
+		for (int i = 0; i < 4; i++)
+			CHECK(t, !pthread_create(&th[i], NULL, cached_resolve_thread, &c));
+		for (int i = 0; i < 4; i++) {
+			struct cached_run *got = NULL;
+			bool ok;
+
+			CHECK(t, !pthread_join(th[i], (void **)&got) && got);
+			ok = !got->err && got->line_ok;
+			free(got);
+			CHECK(t, ok);
+		}
+		CHECK_INT(t, thread_warnings, 0);
+		r = cached_resolve(&c);
+		CHECK_INT(t, r.err, 0);
+		CHECK(t, r.line_ok && r.inflated == 0);
+	}
+out:
+	addrres_set_print(NULL);
+}
+
 /*
  * What the zlib sections (ELFCOMPRESS_ZLIB) of the ELF file @path take
  * decompressed, from their headers: all of them, or the one named @only;
@@ -3233,6 +3481,9 @@ static struct test tests[] = {
 	CASE(test_syms_dup),
 	CASE(test_lines_missing_zstd),
 	CASE(test_debug_cache_dir),
+	CASE(test_debug_cache_no_symlinks),
+	CASE(test_debug_cache_copy_checked),
+	CASE(test_debug_cache_threads),
 	CASE(test_dwarf_inflated),
 	CASE(test_dwarf_inflate_corrupt),
 	CASE(test_dwz_alt_file),
