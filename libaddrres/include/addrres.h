@@ -1109,16 +1109,20 @@ LIBADDRRES_API int addrres_elf__resolve(struct addrres_elf *e, const char *path,
  * one).  Anonymous executable memory (not a "[...]" VMA) is a JIT's
  * code: its functions are those of the perf map the runtime writes,
  * /tmp/perf-PID.map ("START SIZE NAME" a line, hex; the process's own
- * /tmp, by its PID in its PID namespace, else ours), read again when it
- * grew; an address no line holds gets NULL, a line that does not parse
- * is skipped with a warning to the print function.  Other VMAs without a
+ * /tmp through /proc/PID/root, by its PID in its PID namespace), read
+ * again when it grew; an address no line holds gets NULL, a line that
+ * does not parse is skipped with a warning to the print function.  A map
+ * that is a symlink is not followed (-ELOOP), one owned by another user
+ * than the caller's effective user, root or the process's user is not
+ * read (-EPERM): its names would be anyone's.  Other VMAs without a
  * file, and JIT code without a map, fail with -ENOENT.
  *
  * Return: 0 on success; -EINVAL for invalid arguments, or an address
  * outside @vma; -ENOENT for a VMA without a file (but the vdso), or a
  * file that cannot be found any more; -ESTALE if the file at the VMA's
  * path is another file than the one mapped, or the build ID differs (it
- * was replaced since it was mapped); -ENOEXEC, -ENOMEM, -EOPNOTSUPP and
+ * was replaced since it was mapped); -ELOOP or -EPERM for a perf map
+ * not read (see above); -ENOEXEC, -ENOMEM, -EOPNOTSUPP and
  * the errors of opening, as for addrres_elf__resolve(); for the vdso of
  * another process, those of reading its memory (-EACCES, -EPERM, -ESRCH,
  * -EIO).  On failure every entry of @syms is NULL.

@@ -15,12 +15,16 @@
  *
  * The file is the one of the process's own /tmp (through
  * /proc/PID/root, as perf looks for it) named by its PID in its own PID
- * namespace (the last of /proc/PID/status's NSpid), else ours by the PID
- * given.
+ * namespace (the last of /proc/PID/status's NSpid); ours by the PID
+ * given only where its root cannot be followed and that PID is its own.
+ * Its names become answers, and /tmp is anyone's: a symlink there is
+ * not followed, and a map owned by another user than this one, root or
+ * the process's is not read (perf's rule, and the process's own user).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,21 +101,71 @@ static int ns_pid(int pid)
 	return last;
 }
 
-/* Open the map of @pid (0: ours): a FILE, its path in @path. */
-static FILE *perf_map_open(int pid, char *path, size_t path_sz)
+/*
+ * Open @path as a map: not through a symlink (O_NOFOLLOW), a regular
+ * file owned by this user, root or @owner (the process's own user), as
+ * perf takes maps (it asks for the first two: a root profiler would then
+ * refuse every map of a process not run as root).  A FILE, or NULL with
+ * errno set (-ELOOP, -EPERM for one refused) and @why saying why.
+ */
+static FILE *map_open_trusted(const char *path, uid_t owner, char *why, size_t why_sz)
 {
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), err;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		err = errno;
+		snprintf(why, why_sz, "%s", err == ELOOP ? "a symlink, not followed" : strerror(err));
+		errno = err;
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !libaddrres_owner_trusted(&st, owner)) {
+		snprintf(why, why_sz, S_ISREG(st.st_mode) ?
+			 "owned by uid %u, neither this user, root nor the process's user: not read" :
+			 "not a regular file", (unsigned int)st.st_uid);
+		close(fd);
+		errno = EPERM;
+		return NULL;
+	}
+	f = fdopen(fd, "re");
+	if (!f) {
+		err = errno;
+		close(fd);
+		snprintf(why, why_sz, "%s", strerror(err));
+		errno = err;
+	}
+	return f;
+}
+
+/*
+ * Open the map of @pid (0: ours): a FILE, its path in @path; NULL with
+ * errno set and @why saying why.  Another process's is in its own /tmp,
+ * by its PID in its own namespace; ours by @pid only where that is the
+ * same PID (not a container's).
+ */
+static FILE *perf_map_open(int pid, char *path, size_t path_sz, char *why, size_t why_sz)
+{
+	struct stat proc;
+	uid_t owner;
+	int in_ns;
 	FILE *f;
 
 	if (!pid) {
 		snprintf(path, path_sz, "/tmp/perf-%d.map", (int)getpid());
-		return fopen(path, "re");
+		return map_open_trusted(path, (uid_t)-1, why, why_sz);
 	}
-	snprintf(path, path_sz, "/proc/%d/root/tmp/perf-%d.map", pid, ns_pid(pid));
-	f = fopen(path, "re");
-	if (f)
+	/* /proc/PID belongs to the process's effective user. */
+	snprintf(path, path_sz, "/proc/%d", pid);
+	owner = stat(path, &proc) ? (uid_t)-1 : proc.st_uid;
+	in_ns = ns_pid(pid);
+	snprintf(path, path_sz, "/proc/%d/root/tmp/perf-%d.map", pid, in_ns);
+	f = map_open_trusted(path, owner, why, why_sz);
+	if (f || in_ns != pid || (errno != EACCES && errno != EPERM) || owner == (uid_t)-1)
 		return f;
+	/* Its root not ours to follow: our /tmp, where it is the same PID. */
 	snprintf(path, path_sz, "/tmp/perf-%d.map", pid);
-	return fopen(path, "re");
+	return map_open_trusted(path, owner, why, why_sz);
 }
 
 static int cmp_perf_sym(const void *a, const void *b)
@@ -198,7 +252,7 @@ static int perf_map_read(struct perf_map *m, FILE *f, const struct stat *st)
 static int perf_map_get(struct addrres_elf *e, int pid, const char *name, struct perf_map **mp)
 {
 	struct perf_map *m = NULL;
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[160];
 	struct stat st;
 	FILE *f;
 	int err;
@@ -211,11 +265,15 @@ static int perf_map_get(struct addrres_elf *e, int pid, const char *name, struct
 		*mp = m;
 		return 0;
 	}
-	f = perf_map_open(pid, path, sizeof(path));
-	if (!f)
+	f = perf_map_open(pid, path, sizeof(path), why, sizeof(why));
+	err = f ? 0 : -errno;
+	if (err && err != -ELOOP && err != -EPERM)
 		return libaddrres_err(&e->eb, -ENOENT,
 				      "%s: no file is mapped there, and no perf map of JIT code (%s: %s)",
-				      name, path, strerror(errno));
+				      name, path, why);
+	if (err)
+		return libaddrres_err(&e->eb, err, "%s: JIT code whose perf map is not read: %s: %s",
+				      name, path, why);
 	if (!m) {
 		struct perf_map **more = reallocarray(e->perf_maps, e->nr_perf_maps + 1, sizeof(*more));
 

@@ -3027,6 +3027,73 @@ out:
 }
 
 /*
+ * A perf map is read only if it is a regular file of this user, root or
+ * the process's user: not through a symlink in /tmp (to a map, or to
+ * anyone's file), not one another user wrote; by PID 0 and by our PID
+ * (through /proc/PID/root).
+ */
+static void test_perf_map_untrusted(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	const struct addrres_vma *v[1];
+	struct addrres_procmaps *pm = NULL;
+	struct addrres_elf *e = NULL;
+	char map[64] = "", real[PATH_MAX], msg[512];
+	int errs[1], pids[2] = { 0, getpid() };
+	uint64_t addr;
+	void *code = MAP_FAILED;
+	FILE *f;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	code = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		FAIL(t, "mmap: %s", err_name(-errno));
+	addr = (uintptr_t)code + 0x10;
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	snprintf(real, sizeof(real), "%s", out_file("perf-real.map"));
+	f = fopen(real, "we");
+	CHECK(t, f != NULL);
+	fprintf(f, "%llx 40 jit_one\n", (unsigned long long)(uintptr_t)code);
+	CHECK(t, !fclose(f));
+	CHECK_ERR(t, addrres_procmaps__open(NULL, &pm), 0);
+	CHECK_ERR(t, addrres_procmaps__resolve(pm, &addr, 1, v), 0);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	for (int i = 0; i < 2; i++) {
+		/* a symlink: not followed */
+		unlink(map);
+		CHECK(t, !symlink(real, map));
+		CHECK_ERR(t, addrres_elf__resolve_vmas(e, pids[i], &addr, v, 1, s, errs), 0);
+		CHECK(t, !s[0]);
+		CHECK_INT(t, errs[0], -ELOOP);
+		CHECK(t, strstr(addrres_elf__errmsg(e), "symlink") != NULL);
+		/* a regular file: read */
+		CHECK(t, !unlink(map) && !copy_file(real, map));
+		CHECK_ERR(t, addrres_elf__resolve_vmas(e, pids[i], &addr, v, 1, s, errs), 0);
+		CHECK_INT(t, errs[0], 0);
+		CHECK(t, s[0] != NULL);
+		CHECK_STR(t, s[0]->name, "jit_one");
+		if (geteuid() != 0)
+			continue;
+		/* another user's (nobody's): not read */
+		CHECK(t, !chown(map, 65534, 65534));
+		CHECK_ERR(t, addrres_elf__resolve_vmas(e, pids[i], &addr, v, 1, s, errs), 0);
+		CHECK(t, !s[0]);
+		CHECK_INT(t, errs[0], -EPERM);
+		CHECK(t, strstr(addrres_elf__errmsg(e), "uid 65534") != NULL);
+	}
+	if (geteuid() != 0)
+		SKIP(t, "not root: a map owned by another user cannot be made");
+out:
+	if (map[0])
+		unlink(map);
+	addrres_elf__free(e);
+	addrres_procmaps__free(pm);
+	if (code != MAP_FAILED)
+		munmap(code, 4096);
+}
+
+/*
  * max_debugdata: a MiniDebugInfo that decompresses to more is not read,
  * and said; the symbols come from .dynsym.
  */
@@ -3488,6 +3555,7 @@ static struct test tests[] = {
 	CASE(test_dwarf_inflate_corrupt),
 	CASE(test_dwz_alt_file),
 	CASE(test_perf_map),
+	CASE(test_perf_map_untrusted),
 	CASE(test_debugdata_cap),
 	CASE(test_inlines_match_libdw),
 	CASE(test_demangle),
