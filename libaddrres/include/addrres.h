@@ -765,6 +765,17 @@ enum addrres_elf_symtab {
  *	naming the file.  Counted by decompressing it once more, stopped
  *	at the cap.  0: 64 MiB (real MiniDebugInfo is a few MiB at most).
  *
+ * @max_inflated: how many bytes the compressed DWARF of a file may
+ *	decompress to: its sections compressed with zlib or zstd
+ *	(SHF_COMPRESSED) or the old way (.zdebug_*), counted from their
+ *	headers before any is decompressed, in the file and, apart, in its
+ *	debug file (and a dwz file shared by debug files).  Past it, libdw
+ *	never sees those sections: the file's symbols stay, its lines go
+ *	(&addrres_elf_sym.line_err -EFBIG) and the print function gets a
+ *	warning naming the file.  A few kilobytes of zlib can stand for a
+ *	gigabyte.  0: 512 MiB (libc6-dbg's libc: 10 MB; the largest
+ *	libraries' DWARF, LLVM's, is beyond it, and needs it raised).
+ *
  * Past either limit, the files used least recently are closed (never
  * one that the current call uses), at the start of a resolve call and
  * before a file is read.  Where an open fails with EMFILE, the files not
@@ -785,6 +796,7 @@ struct addrres_elf_opts {
 	size_t max_bytes;
 	const char *debug_cache_dir;
 	size_t max_debugdata;
+	size_t max_inflated;
 };
 
 /**
@@ -845,7 +857,8 @@ struct addrres_elf_inline {
  *	file) has DWARF: -EOPNOTSUPP, its DWARF sections are compressed
  *	with a method this libdw cannot decompress (zstd, before elfutils
  *	0.189); -EBADMSG, libdw could not read them, or one of them does
- *	not decompress.  The print function (addrres_set_print()) gets an
+ *	not decompress; -EFBIG, they would decompress to more than
+ *	&addrres_elf_opts.max_inflated.  The print function (addrres_set_print()) gets an
  *	ADDRRES_WARN message naming the file (and the section), once.  0
  *	with no @src_file: no DWARF, none for this address, or
  *	&addrres_elf_opts.no_lines.

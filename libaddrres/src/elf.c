@@ -64,6 +64,41 @@ static int find_no_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
 }
 
 /*
+ * Whether the debug file of @f that libdwfl's search by build ID finds
+ * first (DIR/.build-id/ab/cdef....debug, in the order of its absolute
+ * debug directories) is over &addrres_elf_opts.max_inflated.
+ */
+static bool debug_by_build_id_over_cap(struct elf_file *f)
+{
+	char hex[2 * ADDRRES_BUILD_ID_MAX + 1], path[PATH_MAX];
+	const char *dir = f->owner->debug_dirs, *end;
+
+	if (!f->facts.build_id_size)
+		return false;
+	for (size_t i = 0; i < f->facts.build_id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", f->facts.build_id[i]);
+	for (; *dir; dir = *end ? end + 1 : end) {
+		int len, fd;
+		bool over;
+
+		end = strchrnul(dir, ':');
+		if (*dir != '/')
+			continue;
+		len = snprintf(path, sizeof(path), "%.*s/.build-id/%.2s/%s.debug", (int)(end - dir),
+			       dir, hex, hex + 2);
+		if (len < 0 || (size_t)len >= sizeof(path))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		over = libaddrres_elf_fd_over_cap(f, fd, path);
+		close(fd);
+		return over;
+	}
+	return false;
+}
+
+/*
  * libdwfl's standard search of the debug file (callbacks.debuginfo_path
  * from &addrres_elf_opts.debug_dirs), but for its last resort: where it
  * found nothing for a file with a build ID, it asks the debuginfod
@@ -99,6 +134,13 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		f->debug_found = true;
 		return fd;
 	}
+	/*
+	 * For DWARF alone: libdwfl's search by build ID keeps the ELF it
+	 * opened in the module, whatever is returned here; the file it would
+	 * find is weighed first.
+	 */
+	if (f && !alt && f->in_getdwarf && debug_by_build_id_over_cap(f))
+		return -1;
 	if (urls && *urls && !(f && f->owner->debuginfod)) {
 		/* libdwfl looks for it for the symbols, then again for DWARF. */
 		if (f && !f->told_debuginfod)
@@ -112,6 +154,24 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	} else {
 		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						  debuglink_file, debuglink_crc, debuginfo_file_name);
+	}
+	/*
+	 * Found for DWARF alone (the file has a .symtab of its own), or the
+	 * dwz file of a debug file: libdw decompresses it the moment it is
+	 * given, before the library could look, so the cap is applied here.
+	 */
+	if (f && fd >= 0 && f->in_getdwarf && f->dwarf_capped) {
+		/* Found by build ID: libdwfl already took its ELF for the module. */
+		close(fd);
+		return -1;
+	}
+	if (f && fd >= 0 && f->in_getdwarf &&
+	    libaddrres_elf_fd_over_cap(f, fd, *debuginfo_file_name ? *debuginfo_file_name :
+								   debuglink_file ? debuglink_file : modname)) {
+		close(fd);
+		free(*debuginfo_file_name);
+		*debuginfo_file_name = NULL;
+		return -1;
 	}
 	/* The cache's copy is written once its DWARF is decompressed (libaddrres_elf_dwarf()). */
 	if (f && !alt && fd >= 0)
@@ -169,6 +229,7 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 		e->max_files = default_max_files();
 	e->max_bytes = LIBADDRRES_OPTS_GET(opts, max_bytes, 0);
 	e->max_debugdata = libaddrres_elf_max_debugdata(LIBADDRRES_OPTS_GET(opts, max_debugdata, 0));
+	e->max_inflated = libaddrres_elf_max_inflated(LIBADDRRES_OPTS_GET(opts, max_inflated, 0));
 	dirs = LIBADDRRES_OPTS_GET(opts, debug_cache_dir, NULL);
 	if (dirs && *dirs && !(e->debug_cache_dir = strdup(dirs))) {
 		free(e->debug_dirs);

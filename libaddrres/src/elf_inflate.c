@@ -24,6 +24,11 @@
  *
  * Sections compressed otherwise (zstd; .zdebug_*) stay as they are, for
  * libdw to read or not, as before.
+ *
+ * None of it, by the library or by libdw, past a cap on what a file's
+ * compressed sections decompress to (&addrres_elf_opts.max_inflated),
+ * counted from their headers first: over it, the sections are hidden
+ * from libdw (made empty) and the file has no lines.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -258,6 +263,144 @@ static bool inflate_dwarf(struct elf_file *f, Elf *elf, const char *file)
 	return any;
 }
 
+/* The cap on a file's compressed DWARF when the caller does not say. */
+#define DEFAULT_MAX_INFLATED ((size_t)512 << 20)
+
+size_t libaddrres_elf_max_inflated(size_t opt)
+{
+	return opt ? opt : DEFAULT_MAX_INFLATED;
+}
+
+/*
+ * The size a .zdebug_* section says it decompresses to: "ZLIB", then
+ * 8 bytes big-endian (the old GNU format); 0 if it is not one.
+ */
+static uint64_t zdebug_size(Elf_Scn *scn)
+{
+	Elf_Data *raw = elf_rawdata(scn, NULL);
+	const unsigned char *p;
+	uint64_t size = 0;
+
+	if (!raw || !raw->d_buf || raw->d_size < 12 || memcmp(raw->d_buf, "ZLIB", 4))
+		return 0;
+	p = (const unsigned char *)raw->d_buf + 4;
+	for (int i = 0; i < 8; i++)
+		size = size << 8 | p[i];
+	return size;
+}
+
+/*
+ * What the compressed sections of @elf take decompressed, as their
+ * headers say (before any is): SHF_COMPRESSED ones whatever their
+ * method, .zdebug_* ones.  Saturates at UINT64_MAX.
+ */
+uint64_t libaddrres_elf_inflated_size(Elf *elf)
+{
+	uint64_t total = 0;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		uint64_t size = 0;
+		GElf_Shdr sh;
+		GElf_Chdr ch;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if ((sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch))
+			size = ch.ch_size;
+		else if (name && !strncmp(name, ".zdebug_", 8))
+			size = zdebug_size(scn);
+		total = size > UINT64_MAX - total ? UINT64_MAX : total + size;
+	}
+	return total;
+}
+
+/*
+ * Hide from libdw the compressed sections of @elf: each becomes empty
+ * and no longer compressed, in both of libelf's views (as
+ * inflate_in_place() leaves a decompressed one), so that libdw
+ * decompresses none of them.
+ */
+static void hide_compressed(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data, *raw;
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!(sh.sh_flags & SHF_COMPRESSED) && !(name && !strncmp(name, ".zdebug_", 8)))
+			continue;
+		data = elf_getdata(scn, NULL);
+		raw = elf_rawdata(scn, NULL);
+		sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+		sh.sh_size = 0;
+		gelf_update_shdr(scn, &sh);
+		if (data)
+			data_set(data, NULL, 0, 1);
+		if (raw)
+			data_set(raw, NULL, 0, 1);
+	}
+}
+
+/* Say once that @f's DWARF in @name is over the cap, @size bytes. */
+static void cap_said(struct elf_file *f, const char *name, uint64_t size)
+{
+	if (!f->dwarf_capped)
+		libaddrres_print(ADDRRES_WARN,
+				 "%s: its compressed DWARF decompresses to %llu bytes, more than the %zu allowed (addrres_elf_opts.max_inflated): no source lines",
+				 name, (unsigned long long)size, f->owner->max_inflated);
+	f->dwarf_capped = true;
+}
+
+/* The compressed sections of @elf (of @name) over the cap: hidden, said.  Whether they were. */
+static bool cap_elf(struct elf_file *f, Elf *elf, const char *name)
+{
+	uint64_t size = libaddrres_elf_inflated_size(elf);
+
+	if (size <= f->owner->max_inflated)
+		return false;
+	hide_compressed(elf);
+	cap_said(f, name, size);
+	return true;
+}
+
+/**
+ * libaddrres_elf_fd_over_cap() - whether a debug file's compressed DWARF is over the cap
+ * @f: the file it is the debug file (or dwz file) of
+ * @fd: the debug file, not consumed
+ * @name: its name, for the warning
+ *
+ * For the debug files libdw opens as soon as libdwfl finds them (see
+ * find_debuginfo()): counted from @fd's own headers, said once.
+ *
+ * Return: true if over &addrres_elf_opts.max_inflated.
+ */
+bool libaddrres_elf_fd_over_cap(struct elf_file *f, int fd, const char *name)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	uint64_t size = libaddrres_elf_inflated_size(elf);
+
+	if (elf)
+		elf_end(elf);
+	if (size <= f->owner->max_inflated)
+		return false;
+	cap_said(f, name, size);
+	return true;
+}
+
 /**
  * libaddrres_elf_dwarf() - libdw's DWARF of a file, its zlib sections decompressed first
  * @f: the file
@@ -284,15 +427,25 @@ Dwarf *libaddrres_elf_dwarf(struct elf_file *f, Dwarf_Addr *bias)
 	GElf_Addr value;
 	GElf_Sym sym;
 
+	Dwarf *dw;
+
 	if (!f->dwarf_inflated) {
 		f->dwarf_inflated = true;
 		dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, &file, &debugfile);
-		inflate_dwarf(f, f->elf, file ? file : "(file)");
+		if (!cap_elf(f, f->elf, file ? file : "(file)"))
+			inflate_dwarf(f, f->elf, file ? file : "(file)");
 		/* Any symbol's ELF is the symbol table's: symbol 0, the null one, will do. */
 		if (debugfile && dwfl_module_getsymtab(f->mod) > 0 &&
 		    dwfl_module_getsym_info(f->mod, 0, &sym, &value, &shndx, &symelf, &sym_bias) &&
-		    symelf && symelf != f->elf && inflate_dwarf(f, symelf, debugfile))
+		    symelf && symelf != f->elf && !cap_elf(f, symelf, debugfile) &&
+		    inflate_dwarf(f, symelf, debugfile))
 			libaddrres_elf_debug_cache_add(f, symelf, debugfile);
 	}
-	return dwfl_module_getdwarf(f->mod, bias);
+	f->in_getdwarf = true;
+	dw = dwfl_module_getdwarf(f->mod, bias);
+	f->in_getdwarf = false;
+	/* What it holds counts in the file's weight (file_bytes()). */
+	if (dw)
+		f->dwarf_used = true;
+	return dw;
 }

@@ -131,6 +131,8 @@ struct elf_file {
 	size_t nr_inflated;
 	bool dwarf_inflated;		/* they were, before libdw read them */
 	bool dwarf_corrupt;		/* one did not decompress (said) */
+	bool dwarf_capped;		/* some over max_inflated, hidden from libdw (said) */
+	bool in_getdwarf;		/* libaddrres_elf_dwarf() is in dwfl_module_getdwarf() */
 };
 
 struct addrres_elf {
@@ -144,6 +146,7 @@ struct addrres_elf {
 	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
 	char *debug_cache_dir;		/* decompressed debug files; NULL: none */
 	size_t max_debugdata;		/* the cap on .gnu_debugdata (elf_debugdata.c) */
+	size_t max_inflated;		/* the cap on a file's compressed DWARF (elf_inflate.c) */
 	struct perf_map **perf_maps;	/* JIT symbols, by process (elf_perfmap.c) */
 	size_t nr_perf_maps;
 	Dwfl_Callbacks callbacks;	/* libdwfl keeps a pointer to it */
@@ -208,6 +211,9 @@ int libaddrres_elf_debug_cache_add(struct elf_file *f, Elf *debug, const char *n
 /* ---- debug files decompressed with libdeflate: elf_inflate.c ---- */
 
 int libaddrres_elf_inflate(Elf *in, int out_fd);
+size_t libaddrres_elf_max_inflated(size_t opt);
+uint64_t libaddrres_elf_inflated_size(Elf *elf);
+bool libaddrres_elf_fd_over_cap(struct elf_file *f, int fd, const char *name);
 Dwarf *libaddrres_elf_dwarf(struct elf_file *f, Dwarf_Addr *bias);
 
 /* ---- MiniDebugInfo's cap: elf_debugdata.c ---- */

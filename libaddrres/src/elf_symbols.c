@@ -350,7 +350,7 @@ static long section_of(const struct elf_file *f, uint64_t addr)
  * that DWARF is broken, libdwfl finds no section for either address and
  * would take a label of any section; the table keeps to the address's.
  */
-static int same_section(const struct elf_file *f, uint64_t label, uint64_t addr)
+static int same_section(struct elf_file *f, uint64_t label, uint64_t addr)
 {
 	Dwarf_Addr a = label, b = addr, bias;
 	Elf_Scn *sa, *sb;
@@ -362,6 +362,8 @@ static int same_section(const struct elf_file *f, uint64_t label, uint64_t addr)
 			return la == section_of(f, addr);
 		return -1;
 	}
+	/* libdwfl reads the DWARF for it: first as the library prepares it. */
+	libaddrres_elf_dwarf(f, &bias);
 	sa = dwfl_module_address_section(f->mod, &a, &bias);
 	if (!sa)
 		return -1;
@@ -375,7 +377,7 @@ static int same_section(const struct elf_file *f, uint64_t label, uint64_t addr)
  * if none).  *@same caches same_section() (-1: not asked yet).  false:
  * libdwfl must be asked.
  */
-static bool range_label(const struct elf_file *f, const struct sym_range *r, uint64_t m,
+static bool range_label(struct elf_file *f, const struct sym_range *r, uint64_t m,
 			uint64_t addr, int *same, const struct sym_ent **best)
 {
 	*best = NULL;
@@ -450,6 +452,7 @@ static const char *addrinfo(struct elf_file *f, uint64_t addr, uint64_t *off, ui
 			    GElf_Word *shndx, Elf **symelf)
 {
 	const struct sym_ent *s;
+	Dwarf_Addr bias;
 	const char *name;
 	GElf_Off o;
 	GElf_Sym sym;
@@ -463,6 +466,8 @@ static const char *addrinfo(struct elf_file *f, uint64_t addr, uint64_t *off, ui
 		*symelf = s->elf;
 		return s->name;
 	}
+	/* It may read the DWARF (for a label's section): as the library prepares it. */
+	libaddrres_elf_dwarf(f, &bias);
 	name = dwfl_module_addrinfo(f->mod, addr, &o, &sym, shndx, symelf, NULL);
 	if (name) {
 		*off = o;
@@ -627,6 +632,8 @@ static int dwarf_state(struct elf_file *f)
 	int fd;
 
 	dw = libaddrres_elf_dwarf(f, &bias);
+	if (f->dwarf_capped)
+		return -EFBIG;
 	if (f->dwarf_corrupt)
 		return -EBADMSG;
 	if (dw) {

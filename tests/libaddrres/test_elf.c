@@ -2773,6 +2773,77 @@ static void lib_debug_file(const char *dir, char *path, size_t sz)
 }
 
 /*
+ * max_inflated: a file whose compressed DWARF would decompress to more is
+ * not decompressed, by the library or by libdw: its symbols stay, its
+ * lines go with line_err -EFBIG and a warning.  For a debug file found
+ * for its symbols and DWARF, a file's own DWARF, and a debug file found
+ * for DWARF alone (libdw decompresses it as soon as it is found); at the
+ * cap itself, the lines are there.
+ */
+static void test_dwarf_inflate_cap(struct test *t, const void *arg)
+{
+	static const struct {
+		const char *file, *dirs, *sized;	/* @sized: the file whose sections are counted */
+		enum addrres_elf_symtab table;
+	} cases[] = {
+		{ "lib-stripped.so", "debug-z", NULL, ADDRRES_ELF_SYMTAB_DEBUG_FILE },
+		{ "lib-zdebug.so", "no-debug", "lib-zdebug.so", ADDRRES_ELF_SYMTAB_SYMTAB },
+		{ "lib-nodwarf.so", "debug-z", NULL, ADDRRES_ELF_SYMTAB_SYMTAB },
+	};
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct addrres_elf_stats st;
+	struct nm_sym stat_sym;
+	char lib[PATH_MAX], dirs[PATH_MAX], sized[PATH_MAX + 64];
+	long long total;
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	no_debug_dir();
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	memset(&printed, 0, sizeof(printed));
+	addrres_set_print(record_print);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(lib, sizeof(lib), "%s", out_file(cases[i].file));
+		snprintf(dirs, sizeof(dirs), "%s", out_file(cases[i].dirs));
+		if (cases[i].sized)
+			snprintf(sized, sizeof(sized), "%s", out_file(cases[i].sized));
+		else
+			lib_debug_file("debug-z", sized, sizeof(sized));
+		total = zlib_sections_size(sized, NULL);
+		CHECK(t, total > 1);
+		OFFSET(t, lib, stat_sym.value, &off);
+		for (int over = 1; over >= 0; over--) {
+			ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = dirs,
+				     .max_inflated = (size_t)total - (size_t)over);
+
+			printed.calls = 0;
+			CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+			CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+			CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 0, cases[i].table);
+			CHECK_INT(t, elf_stats(e, &st), 0);
+			if (over) {
+				CHECK(t, s[0]->src_file == NULL);
+				CHECK_INT(t, s[0]->line_err, -EFBIG);
+				CHECK_U64(t, st.inflated, 0);
+				CHECK_INT(t, printed.calls, 1);
+				CHECK_INT(t, printed.level, ADDRRES_WARN);
+				CHECK(t, strstr(printed.last, "max_inflated") != NULL);
+			} else {
+				CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+				CHECK_INT(t, s[0]->line_err, 0);
+			}
+			addrres_elf__free(e);
+			e = NULL;
+		}
+	}
+out:
+	addrres_set_print(NULL);
+	addrres_elf__free(e);
+}
+
+/*
  * A debug file with its DWARF compressed with zlib (Debian's -dbgsym
  * packages): the library decompresses every such section itself
  * (stats.inflated), and the lines are those of the uncompressed DWARF.
@@ -3553,6 +3624,7 @@ static struct test tests[] = {
 	CASE(test_debug_cache_threads),
 	CASE(test_dwarf_inflated),
 	CASE(test_dwarf_inflate_corrupt),
+	CASE(test_dwarf_inflate_cap),
 	CASE(test_dwz_alt_file),
 	CASE(test_perf_map),
 	CASE(test_perf_map_untrusted),
