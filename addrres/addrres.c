@@ -1086,6 +1086,8 @@ struct sym_result {
 /* Why a symbol has no line although its file has DWARF. */
 static const char *line_err__text(int err)
 {
+	if (err == -EFBIG)
+		return "its compressed DWARF would decompress to more than the library allows";
 	return err == -EOPNOTSUPP ? "its DWARF is compressed with zstd, which this libdw cannot read" :
 				    "libdw cannot read its DWARF";
 }
