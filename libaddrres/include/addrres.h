@@ -868,13 +868,18 @@ struct addrres_elf_inline {
  * is given without it, as the stripped file's .dynsym gives it: one
  * function has one name whichever table answers.
  *
- * The library owns these structs and their strings: both live until the
- * next addrres_elf__resolve(), addrres_elf__resolve_vma() or
- * addrres_elf__resolve_vmas() on the same handle, its drop or its free
- * (a later call may close the file the strings are in, see
- * &addrres_elf_opts.max_files).  addrres_elf_syms__dup() makes a copy
- * to keep.  Do not allocate or copy the struct itself: fields may be
- * appended.
+ * Lifetime, the one rule for every answer of a handle: the library owns
+ * the struct, its &addrres_elf_sym.inlined frames and every string either
+ * points to, and all of them live until the next addrres_elf__resolve(),
+ * addrres_elf__resolve_vma() or addrres_elf__resolve_vmas() on the same
+ * handle starts, or its addrres_elf__drop() or addrres_elf__free(),
+ * whichever comes first.  Not longer: names point into the files the
+ * answers came from, which a later call may close (the cache's limits,
+ * &addrres_elf_opts.max_files and max_bytes, or a file found rewritten).
+ * Within a call no file it uses is closed, so every answer of a batch
+ * lives as long as the others.  addrres_elf_syms__dup() makes a copy
+ * that lives until addrres_elf_syms__free().  Do not allocate or copy
+ * the struct itself: fields may be appended.
  */
 struct addrres_elf_sym {
 	uint64_t elf_addr;
@@ -909,7 +914,11 @@ struct addrres_elf;
  * recently used first), addrres_elf__drop() or addrres_elf__free().
  * A file is read once however many batches name it, by path or by VMA:
  * the cache knows it by device and inode (by path also by its
- * modification time and size: a file rewritten in place is read again),
+ * modification time and size: a file rewritten in place is read again;
+ * and the first time each call uses a cached file, the file and the
+ * debug files libdwfl found for it are checked on the descriptors it
+ * holds: one whose size or modification time changed is read again,
+ * never through its old mapping),
  * and by build ID and size, so that copies of one file (a library in
  * several containers' layers, on overlayfs) are read once; a second
  * handle reads its files again (nothing is shared between handles).
@@ -1186,11 +1195,11 @@ LIBADDRRES_API int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid,
  *	NULL, else a copy of it, with its inlined functions and every
  *	string, all in one allocation; NULL on failure
  *
- * The answers of a resolve live until the next resolve on the handle,
- * their strings until its free: what a profiler that symbolizes as it
- * goes needs.  A caller that keeps answers longer (past the handle, or a
- * report built from several batches) takes a copy: each answer's bytes,
- * no more.
+ * The answers of a resolve, and their strings, live until the next
+ * resolve on the handle (see &struct addrres_elf_sym): what a profiler
+ * that symbolizes as it goes needs.  A caller that keeps answers longer
+ * (past the next call or the handle, or a report built from several
+ * batches) takes a copy: each answer's bytes, no more.
  *
  * Return: 0 on success; -EINVAL if @copy is NULL, or @syms is NULL with @n;
  * -ENOMEM.  Free the copy with addrres_elf_syms__free().

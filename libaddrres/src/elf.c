@@ -132,6 +132,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	fd = f && !alt ? libaddrres_elf_debug_cache_find(f, debuginfo_file_name) : -1;
 	if (fd >= 0) {
 		f->debug_found = true;
+		libaddrres_elf_held_set(&f->held[1], fd);
 		return fd;
 	}
 	/*
@@ -176,6 +177,9 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	/* The cache's copy is written once its DWARF is decompressed (libaddrres_elf_dwarf()). */
 	if (f && !alt && fd >= 0)
 		f->debug_found = true;
+	/* libdwfl keeps it open, and maps it: checked as the file is. */
+	if (f && fd >= 0)
+		libaddrres_elf_held_set(&f->held[alt ? 2 : 1], fd);
 	return fd;
 }
 
@@ -367,7 +371,7 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 	if (!e)
 		return -EINVAL;
 	libaddrres_err_clear(&e->eb);
-	libaddrres_elf_batch_start(e);
+	libaddrres_elf_call_start(e);
 	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
 		return libaddrres_err(&e->eb, -EINVAL,
 				      "addrres_elf_resolve_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
@@ -410,6 +414,8 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 	f = libaddrres_elf_map_get(&e->inodes, &mk);
 	if (f && build_id_size && (f->facts.build_id_size != build_id_size ||
 				   memcmp(f->facts.build_id, build_id, build_id_size)))
+		f = NULL;
+	if (f && libaddrres_elf_file_pin(e, f))
 		f = NULL;
 	if (f) {
 		close(fd);
@@ -475,6 +481,8 @@ static int resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma 
 		return libaddrres_err(&e->eb, -ENOENT, "%s: no file is mapped there", name);
 	dev = (uint64_t)makedev(vma->dev_major, vma->dev_minor);
 	f = libaddrres_elf_file_cached(e, dev, vma->inode, vma->build_id, vma->build_id_size);
+	if (f && libaddrres_elf_file_pin(e, f))
+		f = NULL;
 	if (!f) {
 		fd = libaddrres_open_mapped_file(pid, vma, vname, why, sizeof(why));
 		if (libaddrres_elf_fds_reclaim(e, fd))
@@ -508,7 +516,7 @@ int addrres_elf__resolve_vma(struct addrres_elf *e, int pid, const struct addrre
 	if (!e)
 		return -EINVAL;
 	libaddrres_err_clear(&e->eb);
-	libaddrres_elf_batch_start(e);
+	libaddrres_elf_call_start(e);
 	if (!vma || pid < 0 || ((!addrs || !syms) && n))
 		return libaddrres_err(&e->eb, -EINVAL,
 				      "addrres_elf__resolve_vma: a negative pid, or vma, addrs or syms is NULL");
@@ -548,7 +556,7 @@ int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid, const uint64_t *ad
 	if (!e)
 		return -EINVAL;
 	libaddrres_err_clear(&e->eb);
-	libaddrres_elf_batch_start(e);
+	libaddrres_elf_call_start(e);
 	if (pid < 0 || ((!addrs || !vmas || !syms) && n))
 		return libaddrres_err(&e->eb, -EINVAL,
 				      "addrres_elf__resolve_vmas: a negative pid, or addrs, vmas or syms is NULL");

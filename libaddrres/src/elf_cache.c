@@ -105,7 +105,7 @@ static void lru_push(struct addrres_elf *e, struct elf_file *f)
 }
 
 /* @f is used by the current call: most recent, and not to be closed. */
-void libaddrres_elf_file_touch(struct addrres_elf *e, struct elf_file *f)
+static void file_touch(struct addrres_elf *e, struct elf_file *f)
 {
 	f->used = e->calls;
 	if (e->lru_head != f) {
@@ -132,6 +132,75 @@ static void file_evict(struct addrres_elf *e, struct elf_file *f)
 	e->nr_files--;
 	e->stats.evicted++;
 	libaddrres_elf_file_free(f);
+}
+
+/* ---- a file's lifetime in a call ---- */
+
+/*
+ * A resolve call's start: its number, and the files beyond the limits
+ * closed (none is in use yet).  The files it then uses are pinned
+ * (libaddrres_elf_file_pin()) until the next call starts: as long as its
+ * answers, which point into them, live.  Nothing else opens, checks or
+ * closes a file: the lookups (elf_symbols.c) only read pinned ones.
+ */
+void libaddrres_elf_call_start(struct addrres_elf *e)
+{
+	e->calls++;
+	libaddrres_elf_cache_trim(e, 0);
+}
+
+/* Hold @fd's file as it is now; -1 for none. */
+void libaddrres_elf_held_set(struct held_fd *h, int fd)
+{
+	struct stat st;
+
+	h->fd = -1;
+	if (fd < 0 || fstat(fd, &st))
+		return;
+	*h = (struct held_fd){
+		.fd = fd, .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+		.mtime = st.st_mtim,
+	};
+}
+
+/* Whether the file of @h is as it was when read (a descriptor gone, or reused, is not). */
+static bool held_same(const struct held_fd *h)
+{
+	struct stat st;
+
+	if (h->fd < 0)
+		return true;
+	return !fstat(h->fd, &st) && st.st_dev == h->dev && st.st_ino == h->ino &&
+	       st.st_size == h->size && st.st_mtim.tv_sec == h->mtime.tv_sec &&
+	       st.st_mtim.tv_nsec == h->mtime.tv_nsec;
+}
+
+/**
+ * libaddrres_elf_file_pin() - make a cached file safe to read for this call
+ * @e: the handle
+ * @f: a file the cache gave
+ *
+ * The first time a call uses @f, its file, debug file and dwz file are
+ * checked on the descriptors libdwfl holds (size and modification time):
+ * one rewritten in place since it was read is closed, as the answers of
+ * earlier calls may be (libaddrres_elf_call_start()).  @f then stays
+ * until the next call.
+ *
+ * Return: 0; -ESTALE if @f was closed: read the file again.
+ */
+int libaddrres_elf_file_pin(struct addrres_elf *e, struct elf_file *f)
+{
+	if (f->used != e->calls) {
+		for (size_t i = 0; i < sizeof(f->held) / sizeof(f->held[0]); i++) {
+			if (!held_same(&f->held[i])) {
+				file_evict(e, f);
+				e->stats.files = e->nr_files;
+				return -ESTALE;
+			}
+		}
+	}
+	file_touch(e, f);
+	return 0;
 }
 
 /*
@@ -472,6 +541,9 @@ int libaddrres_elf_file_new(struct addrres_elf *e, int fd, const char *name,
 		err = fd;
 		goto fail;
 	}
+	for (size_t i = 0; i < sizeof(f->held) / sizeof(f->held[0]); i++)
+		f->held[i].fd = -1;
+	libaddrres_elf_held_set(&f->held[0], fd);
 	dwfl_report_begin(f->dwfl);
 	f->mod = dwfl_report_elf(f->dwfl, base_name(name), name, fd, 0, true);
 	if (!f->mod) {
@@ -532,7 +604,7 @@ int libaddrres_elf_file_keep(struct addrres_elf *e, struct elf_file *f, const ch
 		e->nr_files++;
 		e->stats.files = e->nr_files;
 	}
-	libaddrres_elf_file_touch(e, f);
+	file_touch(e, f);
 	*filep = f;
 	if (ik && map_set(&e->inodes, ik, f))
 		return libaddrres_err(&e->eb, -ENOMEM, "%s: out of memory", name);
@@ -579,6 +651,8 @@ int libaddrres_elf_file_get(struct addrres_elf *e, int fd, const char *name, uin
 	if (id_size) {
 		key_build(&bk, id, id_size, (uint64_t)st.st_size);
 		f = libaddrres_elf_map_get(&e->builds, &bk);
+		if (f && libaddrres_elf_file_pin(e, f))
+			f = NULL;
 	}
 	if (f) {
 		close(fd);

@@ -10,6 +10,8 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <time.h>
+#include <sys/types.h>
 
 #include "internal.h"
 
@@ -96,9 +98,25 @@ struct elf_alias {
 	struct key key;
 };
 
+/*
+ * A descriptor libdwfl holds for a file (it keeps what it is given open
+ * until its dwfl_end()), and what the file was when it was read: the
+ * file is what libdwfl maps, and a file rewritten in place since must
+ * not be read through that mapping (pages past a new end raise SIGBUS).
+ */
+struct held_fd {
+	int fd;				/* -1: none */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+};
+
 /* A file of the cache. */
 struct elf_file {
 	struct addrres_elf *owner;	/* the handle: libdwfl's callbacks get the file */
+	/* the file, and the debug file and dwz file libdwfl found: checked by libaddrres_elf_file_pin() */
+	struct held_fd held[3];
 	bool told_debuginfod;		/* the message of find_debuginfo() printed */
 	bool debug_found;		/* find_debuginfo() gave its debug file */
 	bool dwarf_used;		/* lines or inlines asked: libdw read its DWARF */
@@ -178,7 +196,9 @@ int libaddrres_elf_file_keep(struct addrres_elf *e, struct elf_file *f, const ch
 void libaddrres_elf_file_free(struct elf_file *f);
 void libaddrres_elf_cache_trim(struct addrres_elf *e, size_t room);
 void libaddrres_elf_cache_drop(struct addrres_elf *e);
-void libaddrres_elf_file_touch(struct addrres_elf *e, struct elf_file *f);
+void libaddrres_elf_call_start(struct addrres_elf *e);
+int libaddrres_elf_file_pin(struct addrres_elf *e, struct elf_file *f);
+void libaddrres_elf_held_set(struct held_fd *h, int fd);
 bool libaddrres_elf_fds_reclaim(struct addrres_elf *e, int err);
 int libaddrres_elf_open_retry(struct addrres_elf *e, const char *path);
 struct stat;
@@ -197,7 +217,6 @@ int libaddrres_elf_vdso_get(struct addrres_elf *e, int pid, const struct addrres
 const char *libaddrres_elf_shown_name(struct addrres_elf *e, const char *name);
 
 void libaddrres_elf_index_free(struct sym_index *ix);
-void libaddrres_elf_batch_start(struct addrres_elf *e);
 int libaddrres_elf_syms_reserve(struct addrres_elf *e, size_t n, const char *name);
 void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 				 const uint64_t *vals, uint64_t adj, bool elf_addrs, size_t n,

@@ -522,16 +522,6 @@ static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line
 /* ---- names as shown ---- */
 
 /*
- * The start of each resolve call: the files beyond the cache's limits go
- * (none is in use yet).
- */
-void libaddrres_elf_batch_start(struct addrres_elf *e)
-{
-	e->calls++;
-	libaddrres_elf_cache_trim(e, 0);
-}
-
-/*
  * A symbol table's @name as the caller sees it: without a symbol
  * version ("memcpy@@GLIBC_2.14": a debug file's .symtab names versioned
  * definitions so, .dynsym does not), and demangled unless told not to.
@@ -782,7 +772,7 @@ int libaddrres_elf_syms_reserve(struct addrres_elf *e, size_t n, const char *nam
 
 /*
  * syms[i] for the file offset (or, if @elf_addrs, the ELF address)
- * @vals[i] + @adj of @f (wrapping), i < @n,
+ * @vals[i] + @adj of @f (pinned for this call: libaddrres_elf_file_pin()) (wrapping), i < @n,
  * kept in @store[i].  A profile names the same addresses again and
  * again: a hash table of the offsets seen (open addressing, slots of
  * index + 1) looks each up once and copies it to its repeats.  Short of
@@ -795,7 +785,6 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 	unsigned int bits = 4;
 	size_t *slots = NULL, mask;
 
-	libaddrres_elf_file_touch(e, f);
 	while (bits < 8 * sizeof(size_t) - 2 && ((size_t)1 << bits) < 2 * n)
 		bits++;
 	mask = ((size_t)1 << bits) - 1;

@@ -143,7 +143,7 @@ int libaddrres_elf_vdso_get(struct addrres_elf *e, int pid, const struct addrres
 	}
 	libaddrres_elf_facts_free(&facts);
 	*filep = libaddrres_elf_map_get(&e->files, &fk);
-	if (*filep) {
+	if (*filep && !libaddrres_elf_file_pin(e, *filep)) {
 		free(image);
 		return 0;
 	}
