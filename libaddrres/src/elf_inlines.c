@@ -95,8 +95,11 @@ struct inl_range {
 /* What a walk collects: growable arrays. */
 struct inl_walk {
 	struct addrres_elf *e;
+	struct elf_file *f;
 	Dwarf_Files *files;
 	size_t nr_files;
+	const char *comp_dir;		/* the unit's, joined to relative call files */
+	const void *unit;		/* the unit's DIE, for libaddrres_elf_src_join() */
 	struct inl_ent *ents;
 	size_t nr_ents, ents_cap;
 	struct inl_range *ranges;
@@ -157,6 +160,10 @@ static int walk_inlined(struct inl_walk *w, Dwarf_Die *die, int parent, int dept
 	ent.frame.name = inline_name(w->e, die);
 	if (w->files && die_udata(die, DW_AT_call_file, &v) && v < w->nr_files)
 		ent.frame.call_file = dwarf_filesrc(w->files, v, NULL, NULL);
+	/* Relative to the unit's directory, as the symbol's own line is. */
+	if (ent.frame.call_file)
+		ent.frame.call_file = libaddrres_elf_src_join(w->e, w->f, ent.frame.call_file,
+							      w->comp_dir, w->unit);
 	if (die_udata(die, DW_AT_call_line, &v) && v <= UINT_MAX)
 		ent.frame.call_line = (unsigned int)v;
 	if (die_udata(die, DW_AT_call_column, &v) && v <= UINT_MAX)
@@ -311,13 +318,16 @@ static void cu_inlines_free(struct cu_inlines *c)
 }
 
 /* The index of function @fn of unit @cu, built now: NULL if memory is short. */
-static struct fn_inlines *fn_index(struct addrres_elf *e, Dwarf_Die *cu, Dwarf_Die *fn)
+static struct fn_inlines *fn_index(struct addrres_elf *e, struct elf_file *f, Dwarf_Die *cu,
+				   Dwarf_Die *fn)
 {
-	struct inl_walk w = { .e = e };
+	struct inl_walk w = { .e = e, .f = f, .unit = cu->addr };
 	struct fn_inlines *c = calloc(1, sizeof(*c));
+	Dwarf_Attribute attr;
 
 	if (!c)
 		return NULL;
+	w.comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
 	if (dwarf_getsrcfiles(cu, &w.files, &w.nr_files))
 		w.files = NULL;
 	walk_children(&w, fn, -1, 0);
@@ -562,7 +572,7 @@ void libaddrres_elf_inline_chain(struct addrres_elf *e, struct elf_file *f, Dwar
 	fn = &cus->fns[k];
 	if (!fn->walked) {
 		fn->walked = true;
-		fn->ix = fn_index(e, cu, &fn->die);
+		fn->ix = fn_index(e, f, cu, &fn->die);
 		if (fn->ix)
 			f->index_bytes += fn->ix->nr_ents * sizeof(*fn->ix->ents) +
 					  fn->ix->nr_segs * sizeof(*fn->ix->segs);

@@ -215,6 +215,8 @@ int libaddrres_elf_vdso_get(struct addrres_elf *e, int pid, const struct addrres
 /* ---- symbols and lines: elf_symbols.c ---- */
 
 const char *libaddrres_elf_shown_name(struct addrres_elf *e, const char *name);
+const char *libaddrres_elf_src_join(struct addrres_elf *e, struct elf_file *f, const char *src,
+				    const char *comp_dir, const void *unit);
 
 void libaddrres_elf_index_free(struct sym_index *ix);
 int libaddrres_elf_syms_reserve(struct addrres_elf *e, size_t n, const char *name);

@@ -476,35 +476,37 @@ static const char *addrinfo(struct elf_file *f, uint64_t addr, uint64_t *off, ui
 	return name;
 }
 
-/*
- * The source file of @line, named @src by its line table: made absolute
- * with its compilation directory, as eu-addr2line prints it, if relative.
- * Out of memory for that, @src.
+/**
+ * libaddrres_elf_src_join() - a source path of a unit's DWARF, as eu-addr2line -A shows it
+ * @e: the handle
+ * @f: the file
+ * @src: the path, as the unit's file table names it (a line's file, or an
+ *	inlined call's DW_AT_call_file)
+ * @comp_dir: the unit's compilation directory; NULL or "" for none
+ * @unit: what tells the unit apart (a pointer stable while @f is cached)
+ *
+ * A file table names its files once, and a file and its unit (whose
+ * compilation directory it is relative to) say what it became: a map by
+ * the two pointers spares the join on all but the first use of each.
+ *
+ * Return: @src made absolute with @comp_dir if relative; out of memory
+ * for that, or without a directory, @src.
  */
-static const char *src_path(struct addrres_elf *e, struct elf_file *f, Dwfl_Line *line,
-			    Dwarf_Die *cu, const char *src)
+const char *libaddrres_elf_src_join(struct addrres_elf *e, struct elf_file *f, const char *src,
+				    const char *comp_dir, const void *unit)
 {
-	/*
-	 * A line table names its files once, and a file and its unit (whose
-	 * compilation directory it is relative to) say what it became: a
-	 * map by the two pointers spares the directory's lookup and the join
-	 * on all but the first line of each.
-	 */
-	const void *key[2] = { src, cu };
+	const void *key[2] = { src, unit };
 	struct libaddrres_strmap_ent *ent;
-	const char *dir, *abs;
+	const char *abs;
 	char *path, *k;
 	int len;
 
-	if (src[0] == '/')
+	if (src[0] == '/' || !comp_dir || !*comp_dir)
 		return src;
 	ent = libaddrres_strmap_find(&f->srcs, (const char *)key, sizeof(key));
 	if (ent)
 		return ent->val;
-	dir = dwfl_line_comp_dir(line);
-	if (!dir || !*dir)
-		return src;
-	len = asprintf(&path, "%s/%s", dir, src);
+	len = asprintf(&path, "%s/%s", comp_dir, src);
 	if (len < 0)
 		return src;
 	abs = libaddrres_intern(&e->srcs, &e->arena, path, (size_t)len);
@@ -732,7 +734,9 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 			cu = dwfl_linecu(line);
 		}
 		if (src) {
-			s->src_file = src_path(e, f, line, cu, src);
+			s->src_file = libaddrres_elf_src_join(e, f, src,
+							      src[0] == '/' ? NULL :
+							      dwfl_line_comp_dir(line), cu);
 			s->line = lineno > 0 ? (unsigned int)lineno : 0;
 			s->column = col > 0 ? (unsigned int)col : 0;
 		} else {

@@ -1984,13 +1984,19 @@ out:
  * scopes of dwarf_getscopes(), and from each inlined subroutine those of
  * dwarf_getscopes_die(), up to the subprogram.  The library's index must
  * give the same, with names by the same rule (a linkage name, else
- * DW_AT_name, both through the abstract origin; not demangled here).
+ * DW_AT_name, both through the abstract origin; not demangled here) and
+ * call files as `eu-addr2line -A` prints them (a relative one joined to
+ * the unit's DW_AT_comp_dir, as src_file is).
  */
 static size_t oracle_chain(const struct oracle *o, uint64_t addr, struct addrres_elf_inline *out,
 			   size_t max)
 {
+	/* the joined paths, until the next call */
+	static char joined[64][PATH_MAX];
 	Dwarf_Die *cu, *scopes = NULL, *outer;
 	Dwarf_Files *files = NULL;
+	Dwarf_Attribute cu_attr;
+	const char *comp_dir;
 	Dwarf_Addr bias;
 	size_t nfiles = 0, nr = 0;
 	int n, i = 0;
@@ -2000,6 +2006,7 @@ static size_t oracle_chain(const struct oracle *o, uint64_t addr, struct addrres
 		return 0;
 	if (dwarf_getsrcfiles(cu, &files, &nfiles))
 		files = NULL;
+	comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &cu_attr));
 	n = dwarf_getscopes(cu, addr - bias, &scopes);
 	while (i < n && nr < max) {
 		Dwarf_Attribute attr;
@@ -2019,6 +2026,11 @@ static size_t oracle_chain(const struct oracle *o, uint64_t addr, struct addrres
 		if (files && dwarf_attr_integrate(&scopes[i], DW_AT_call_file, &attr) &&
 		    !dwarf_formudata(&attr, &v) && v < nfiles)
 			out[nr].call_file = dwarf_filesrc(files, v, NULL, NULL);
+		/* A relative one joined to the unit's directory, as `eu-addr2line -A -i` prints it. */
+		if (out[nr].call_file && out[nr].call_file[0] != '/' && comp_dir && nr < 64) {
+			snprintf(joined[nr], sizeof(joined[nr]), "%s/%s", comp_dir, out[nr].call_file);
+			out[nr].call_file = joined[nr];
+		}
 		if (dwarf_attr_integrate(&scopes[i], DW_AT_call_line, &attr) &&
 		    !dwarf_formudata(&attr, &v))
 			out[nr].call_line = (unsigned int)v;
