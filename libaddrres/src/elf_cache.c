@@ -482,6 +482,7 @@ void libaddrres_elf_file_free(struct elf_file *f)
 	free(f->inflated);
 	libaddrres_elf_facts_free(&f->facts);
 	libaddrres_elf_index_free(&f->index);
+	free(f->units);
 	libaddrres_elf_inlines_free(f);
 	libaddrres_arena_free(&f->arena);
 	libaddrres_strmap_free(&f->srcs);

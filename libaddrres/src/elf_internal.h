@@ -112,6 +112,12 @@ struct held_fd {
 	struct timespec mtime;
 };
 
+/* A range of a unit's code, from its own DIE (elf_units.c). */
+struct unit_range {
+	uint64_t lo, hi;	/* DWARF addresses, hi excluded */
+	Dwarf_Off cu;		/* the unit's DIE */
+};
+
 /* A file of the cache. */
 struct elf_file {
 	struct addrres_elf *owner;	/* the handle: libdwfl's callbacks get the file */
@@ -151,6 +157,10 @@ struct elf_file {
 	bool dwarf_corrupt;		/* one did not decompress (said) */
 	bool dwarf_capped;		/* some over max_inflated, hidden from libdw (said) */
 	bool in_getdwarf;		/* libaddrres_elf_dwarf() is in dwfl_module_getdwarf() */
+	/* every unit's ranges, where libdwfl found no line (elf_units.c) */
+	struct unit_range *units;
+	size_t nr_units;
+	bool units_built;
 };
 
 struct addrres_elf {
@@ -249,6 +259,10 @@ int libaddrres_elf_perf_map_resolve(struct addrres_elf *e, int pid, const struct
 				    const char *name, const uint64_t *addrs, size_t n,
 				    const struct addrres_elf_sym **syms, struct addrres_elf_sym *store);
 void libaddrres_elf_perf_maps_free(struct addrres_elf *e);
+
+/* ---- units by their own ranges: elf_units.c ---- */
+
+Dwarf_Line *libaddrres_elf_unit_line(struct elf_file *f, uint64_t addr, Dwarf_Die *cu);
 
 /* ---- inlined functions: elf_inlines.c ---- */
 

@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 
+#include <dwarf.h>
 #include <libiberty/demangle.h>
 
 #include "elf_internal.h"
@@ -723,7 +724,8 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 	if (!e->no_lines) {
 		const char *src = NULL;
 		int lineno = 0, col = 0;
-		Dwarf_Die *cu = NULL;
+		Dwarf_Die *cu = NULL, unit;
+		Dwarf_Line *dline;
 		Dwfl_Line *line;
 
 		if (!f->dwarf_used)
@@ -739,6 +741,20 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 							      dwfl_line_comp_dir(line), cu);
 			s->line = lineno > 0 ? (unsigned int)lineno : 0;
 			s->column = col > 0 ? (unsigned int)col : 0;
+		} else if (!line && (dline = libaddrres_elf_unit_line(f, mod_addr - f->dwbias,
+									&unit)) &&
+			   (src = dwarf_linesrc(dline, NULL, NULL))) {
+			/* A unit .debug_aranges leaves out (clang's). */
+			Dwarf_Attribute attr;
+
+			cu = &unit;
+			s->src_file = libaddrres_elf_src_join(e, f, src,
+							      dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr)),
+							      cu->addr);
+			if (!dwarf_lineno(dline, &lineno) && lineno > 0)
+				s->line = (unsigned int)lineno;
+			if (!dwarf_linecol(dline, &col) && col > 0)
+				s->column = (unsigned int)col;
 		} else {
 			if (!f->dwarf_checked) {
 				f->dwarf_checked = true;
