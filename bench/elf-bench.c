@@ -22,11 +22,13 @@
  *    the first was freed, given the decompressed debug files' directory
  *    -C, which a handle before it filled (untimed): what a new profiler
  *    run costs.  The first batch is timed without it.
- * Before timing, the three's answers are compared address by address:
- * the number of frames, each frame's line, and the inlined functions'
- * names (the outermost function's name is left out: the tools name it
- * from DWARF, libaddrres and eu-addr2line from the symbol table, which
- * differ for aliases).  Prints a table and "key: value" lines.
+ * Before timing, the three's answers are compared address by address,
+ * whole frames: their number, and each frame's function, file, line and
+ * column.  An address that differs is counted under the first field that
+ * differs (the outermost function apart from the inlined ones: the tools
+ * name it from DWARF, libaddrres and eu-addr2line from the symbol table,
+ * which differ for aliases), and the first few of each are shown.
+ * Prints a table and "key: value" lines.
  *
  * Exit status: 0 success; 1 failure; 2 usage; 4 a tool is missing.
  */
@@ -57,7 +59,9 @@ extern char **environ;
 struct answer {
 	size_t nr;
 	char *name[FRAMES_MAX];
+	char *file[FRAMES_MAX];
 	unsigned int line[FRAMES_MAX];
+	unsigned int col[FRAMES_MAX];
 };
 
 struct opts {
@@ -127,37 +131,65 @@ static int lib_resolve(const struct opts *o, struct addrres_elf *e, const uint64
 	return err;
 }
 
-/* The frames of @s: the inlined functions at the address, then its function. */
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Frame @k of @a: @name, and where it is (@file, @line, @col). */
+static void frame_set(struct answer *a, size_t k, const char *name, const char *file,
+		      unsigned int line, unsigned int col)
+{
+	a->name[k] = dup_or_null(name);
+	a->file[k] = dup_or_null(file);
+	a->line[k] = line;
+	a->col[k] = col;
+}
+
+/*
+ * The frames of @s: the inlined functions at the address, then its
+ * function; each with where its code is (the address's line for the
+ * innermost, the call site in it for each outer one).
+ */
 static void lib_answer(const struct addrres_elf_sym *s, struct answer *a)
 {
 	memset(a, 0, sizeof(*a));
 	if (!s || !s->src_file)
 		return;
-	for (size_t i = 0; i < s->nr_inlined && a->nr < FRAMES_MAX - 1; i++) {
-		a->name[a->nr] = s->inlined[i].name ? strdup(s->inlined[i].name) : NULL;
-		a->line[a->nr++] = i ? s->inlined[i - 1].call_line : s->line;
+	for (size_t i = 0; i <= s->nr_inlined && a->nr < FRAMES_MAX; i++) {
+		const struct addrres_elf_inline *call = i ? &s->inlined[i - 1] : NULL;
+
+		frame_set(a, a->nr++, i < s->nr_inlined ? s->inlined[i].name : s->name,
+			  call ? call->call_file : s->src_file, call ? call->call_line : s->line,
+			  call ? call->call_column : s->column);
 	}
-	a->name[a->nr] = s->name ? strdup(s->name) : NULL;
-	a->line[a->nr] = s->nr_inlined ? s->inlined[s->nr_inlined - 1].call_line : s->line;
-	a->nr++;
 }
 
 /*
- * The line of "FILE:LINE:COLUMN" or "FILE:LINE" (a file name may hold
- * colons): 0 if there is none ("??:0").
+ * "FILE:LINE:COLUMN" or "FILE:LINE" (a file name may hold colons) into
+ * its parts; line 0 and no file for "??:0".
  */
-static unsigned int loc_line(const char *loc)
+static void loc_parse(const char *loc, char **file, unsigned int *line, unsigned int *col)
 {
-	const char *last = strrchr(loc, ':'), *prev;
+	const char *last = strrchr(loc, ':'), *prev, *end;
 
+	*file = NULL;
+	*line = *col = 0;
 	if (!last)
-		return 0;
+		return;
 	for (prev = last - 1; prev > loc && *prev != ':'; prev--)
 		;
 	/* two numbers at the end: line and column */
-	if (*prev == ':' && prev[1] >= '0' && prev[1] <= '9' && last[1] >= '0' && last[1] <= '9')
-		return (unsigned int)strtoul(prev + 1, NULL, 10);
-	return (unsigned int)strtoul(last + 1, NULL, 10);
+	if (*prev == ':' && prev[1] >= '0' && prev[1] <= '9' && last[1] >= '0' && last[1] <= '9') {
+		*line = (unsigned int)strtoul(prev + 1, NULL, 10);
+		*col = (unsigned int)strtoul(last + 1, NULL, 10);
+		end = prev;
+	} else {
+		*line = (unsigned int)strtoul(last + 1, NULL, 10);
+		end = last;
+	}
+	if (strncmp(loc, "??", (size_t)(end - loc)) || end - loc != 2)
+		*file = strndup(loc, (size_t)(end - loc));
 }
 
 /* ---- the tools: one process, the batch on stdin @times times ---- */
@@ -252,12 +284,15 @@ static int llvm_parse(char *text, size_t n, struct answer *ans)
 				break;
 			/* "??" for a function DWARF does not name: a frame all the same */
 			a->name[a->nr] = strcmp(fn, "??") ? strdup(fn) : NULL;
-			a->line[a->nr++] = loc_line(loc);
+			loc_parse(loc, &a->file[a->nr], &a->line[a->nr], &a->col[a->nr]);
+			a->nr++;
 		}
 		/* "??:0" only: no line */
-		if (a->nr && !a->line[a->nr - 1]) {
-			for (size_t k = 0; k < a->nr; k++)
+		if (a->nr && !a->file[a->nr - 1]) {
+			for (size_t k = 0; k < a->nr; k++) {
 				free(a->name[k]);
+				free(a->file[k]);
+			}
 			a->nr = 0;
 		}
 		if (!block_end)
@@ -289,16 +324,21 @@ static int eu_parse(char *text, size_t n, struct answer *ans)
 		while (line && strncmp(line, "0x", 2)) {
 			char *loc = strtok_r(NULL, "\n", &save);
 			char *sp = strchr(line, ' ');
-			unsigned int l;
+			unsigned int l, c;
+			char *file;
 
 			if (!loc)
 				return -EPROTO;
-			l = loc_line(loc);
-			if (l && a->nr < FRAMES_MAX) {
+			loc_parse(loc, &file, &l, &c);
+			if (file && a->nr < FRAMES_MAX) {
 				if (sp)
 					*sp = '\0';
 				a->name[a->nr] = strcmp(line, "??") ? strdup(line) : NULL;
-				a->line[a->nr++] = l;
+				a->file[a->nr] = file;
+				a->line[a->nr] = l;
+				a->col[a->nr++] = c;
+			} else {
+				free(file);
 			}
 			line = strtok_r(NULL, "\n", &save);
 		}
@@ -309,24 +349,57 @@ static int eu_parse(char *text, size_t n, struct answer *ans)
 static void answers_free(struct answer *ans, size_t n)
 {
 	for (size_t i = 0; ans && i < n; i++) {
-		for (size_t k = 0; k < ans[i].nr; k++)
+		for (size_t k = 0; k < ans[i].nr; k++) {
 			free(ans[i].name[k]);
+			free(ans[i].file[k]);
+		}
 	}
 	free(ans);
 }
 
-/* Same frames and lines, and the same inlined functions (all but the last frame). */
-static bool same_answer(const struct answer *a, const struct answer *b)
+/* What two answers' first difference is in. */
+enum differ {
+	SAME, DIFF_FRAMES, DIFF_INLINED_FUNCTION, DIFF_FUNCTION, DIFF_FILE, DIFF_LINE, DIFF_COLUMN,
+	NR_DIFFER,
+};
+
+static const char *const differ_names[NR_DIFFER] = {
+	"same", "frames", "inlined function", "function", "file", "line", "column",
+};
+
+static bool same_str(const char *a, const char *b)
 {
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The first field in which @a and @b differ, frame by frame, and in which frame (*@k). */
+static enum differ answer_differ(const struct answer *a, const struct answer *b, size_t *k)
+{
+	*k = 0;
 	if (a->nr != b->nr)
-		return false;
-	for (size_t k = 0; k < a->nr; k++) {
-		if (a->line[k] != b->line[k])
-			return false;
-		if (k + 1 < a->nr && (!a->name[k] || !b->name[k] || strcmp(a->name[k], b->name[k])))
-			return false;
+		return DIFF_FRAMES;
+	for (*k = 0; *k < a->nr; (*k)++) {
+		if (!same_str(a->name[*k], b->name[*k]))
+			return *k + 1 < a->nr ? DIFF_INLINED_FUNCTION : DIFF_FUNCTION;
+		if (!same_str(a->file[*k], b->file[*k]))
+			return DIFF_FILE;
+		if (a->line[*k] != b->line[*k])
+			return DIFF_LINE;
+		if (a->col[*k] != b->col[*k])
+			return DIFF_COLUMN;
 	}
-	return true;
+	return SAME;
+}
+
+static void frame_show(const char *who, const struct answer *a, size_t k)
+{
+	if (k >= a->nr) {
+		printf("      %s: %zu frame(s)\n", who, a->nr);
+		return;
+	}
+	printf("      %s: %zu frame(s); frame %zu: %s at %s:%u:%u\n", who, a->nr, k,
+	       a->name[k] ? a->name[k] : "??", a->file[k] ? a->file[k] : "??", a->line[k],
+	       a->col[k]);
 }
 
 /* ---- the comparison ---- */
@@ -358,7 +431,7 @@ static int compare(const struct opts *o, struct tool *tools, size_t nr_tools,
 	printf("addresses: %zu, %zu with a line, %zu in inlined code\n", n, lined, inlined);
 	for (size_t t = 0; !err && t < nr_tools; t++) {
 		struct answer *theirs = calloc(n, sizeof(*theirs));
-		size_t agree = 0, shown = 0;
+		size_t count[NR_DIFFER] = { 0 };
 		char *out = NULL;
 
 		if (!tools[t].present)
@@ -371,20 +444,24 @@ static int compare(const struct opts *o, struct tool *tools, size_t nr_tools,
 				strerror(-err));
 		}
 		for (size_t i = 0; !err && i < n; i++) {
-			if (same_answer(&ours[i], &theirs[i])) {
-				agree++;
-				continue;
+			size_t k;
+			enum differ d = answer_differ(&ours[i], &theirs[i], &k);
+
+			if (d != SAME && count[d] < 3) {
+				printf("  0x%" PRIx64 ": another %s\n", addrs[i], differ_names[d]);
+				frame_show("libaddrres", &ours[i], k);
+				frame_show(tools[t].name, &theirs[i], k);
 			}
-			if (shown++ < 3)
-				printf("  0x%" PRIx64 ": libaddrres %zu frame(s) (%s:%u), %s %zu (%s:%u)\n",
-				       addrs[i], ours[i].nr, ours[i].nr ? ours[i].name[0] : "-",
-				       ours[i].nr ? ours[i].line[0] : 0, tools[t].name, theirs[i].nr,
-				       theirs[i].nr ? theirs[i].name[0] : "-",
-				       theirs[i].nr ? theirs[i].line[0] : 0);
+			count[d]++;
 		}
-		if (!err)
-			printf("%s: the same frames, lines and inlined functions for %zu of %zu (%.1f%%)\n",
-			       tools[t].name, agree, n, 100.0 * (double)agree / (double)n);
+		if (!err) {
+			printf("%s: whole frames the same for %zu of %zu (%.1f%%); another", tools[t].name,
+			       count[SAME], n, 100.0 * (double)count[SAME] / (double)n);
+			for (int d = SAME + 1; d < NR_DIFFER; d++)
+				printf("%s %s %zu", d == SAME + 1 ? "" : ",", differ_names[d], count[d]);
+			printf("\n%s_differ: %zu\n", tools[t].argv[0] == llvm_symbolizer ? "llvm" : "eu",
+			       n - count[SAME]);
+		}
 		answers_free(theirs, n);
 		free(out);
 	}
@@ -494,7 +571,7 @@ int main(int argc, char **argv)
 	struct tool tools[2] = {
 		{ "llvm-symbolizer", { (char *)llvm_symbolizer, "--inlines", "--functions=linkage",
 				       NULL, NULL }, llvm_parse, false },
-		{ "eu-addr2line", { (char *)eu_addr2line, "-a", "-i", "-f", "-e", NULL, NULL },
+		{ "eu-addr2line", { (char *)eu_addr2line, "-a", "-A", "-i", "-f", "-e", NULL, NULL },
 		  eu_parse, false },
 	};
 	double *t[NR_TIMED] = { NULL }, med[NR_TIMED];
@@ -516,7 +593,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(obj, sizeof(obj), "--obj=%s", o.file);
 	tools[0].argv[3] = obj;
-	tools[1].argv[5] = (char *)o.file;
+	tools[1].argv[6] = (char *)o.file;
 	tools[0].present = !access(llvm_symbolizer, X_OK);
 	tools[1].present = !access(eu_addr2line, X_OK);
 	if (!tools[0].present || !tools[1].present) {
@@ -583,7 +660,7 @@ int main(int argc, char **argv)
 		       med[T_LIB_SECOND]);
 		printf("%-26s %9.1f ms %9.2f ms\n", "llvm-symbolizer --inlines", med[T_LLVM_1],
 		       llvm_next);
-		printf("%-26s %9.1f ms %9.2f ms\n", "eu-addr2line -i -f", med[T_EU_1], eu_next);
+		printf("%-26s %9.1f ms %9.2f ms\n", "eu-addr2line -A -i -f", med[T_EU_1], eu_next);
 		printf("--- elf-bench results ---\n");
 		for (int k = 0; k < NR_TIMED; k++)
 			printf("%s_ms: %.3f\n", names[k], med[k]);

@@ -4,7 +4,9 @@
 # inlined functions on, the same addresses for the three, on
 #  (a) a PIE and two shared libraries built here, -O2 -g, with functions
 #      that inline others (generated: 600 functions a file);
-#  (b) Debian's libc with its libc6-dbg debug file (DWARF compressed), at
+#  (b) a C++ program (tests/libaddrres/fixtures/elf/cxx.cc), -O2 -g, built
+#      with g++ and with clang++, at four points of each function;
+#  (c) Debian's libc with its libc6-dbg debug file (DWARF compressed), at
 #      3,000 function addresses (the middle of each function, evenly
 #      chosen among them).
 #   bench/elf-bench.sh [-r RUNS]
@@ -102,15 +104,32 @@ for f in prog libbencha.so libbenchb.so; do
 	bench "(a) $f: a -O2 -g PIE or shared library built here" "$out/gen/$f" "$out/gen/$f.addrs"
 done
 
-# (b) Debian's libc, its DWARF in libc6-dbg's debug file.
+# (b) a C++ program (templates, the standard library, lambdas), -O2 -g,
+# built with g++ and with clang++ (whose units have no .debug_aranges),
+# asked at four points of each function.
+spread_addrs() {
+	nm -S --defined-only "$1" 2>/dev/null |
+		awk '($3 == "T" || $3 == "t" || $3 == "W") && $2 != "" {
+			a = strtonum("0x" $1); s = strtonum("0x" $2)
+			for (k = 0; k < 4; k++) printf "%x\n", a + int(s * k / 4) }' | sort -u
+}
+cxx_src=$TOP/tests/libaddrres/fixtures/elf/cxx.cc
+for cxx in g++ clang++; do
+	bin=$out/gen/cxx-$cxx
+	"$cxx" -O2 -g -o "$bin" "$cxx_src" || die "cannot build $cxx_src with $cxx"
+	spread_addrs "$bin" >"$bin.addrs"
+	bench "(b) tests/libaddrres/fixtures/elf/cxx.cc, $cxx -O2 -g ($(wc -l <"$bin.addrs") addresses)" "$bin" "$bin.addrs"
+done
+
+# (c) Debian's libc, its DWARF in libc6-dbg's debug file.
 libc=$(ldd /bin/true | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')
 id=$(readelf -n "$libc" | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p')
 debug=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
 if [ ! -f "$debug" ]; then
-	echo "## (b) libc: skipped: no $debug (Debian's libc6-dbg is not installed)"
+	echo "## (c) libc: skipped: no $debug (Debian's libc6-dbg is not installed)"
 	exit 0
 fi
 mid_addrs "$debug" >"$out/libc.all"
 every_nth "$out/libc.all" 3000 >"$out/libc.addrs"
-bench "(b) $libc with libc6-dbg ($(wc -l <"$out/libc.addrs") function addresses)" \
+bench "(c) $libc with libc6-dbg ($(wc -l <"$out/libc.addrs") function addresses)" \
 	"$libc" "$out/libc.addrs"

@@ -483,6 +483,7 @@ void libaddrres_elf_file_free(struct elf_file *f)
 	libaddrres_elf_facts_free(&f->facts);
 	libaddrres_elf_index_free(&f->index);
 	free(f->units);
+	free(f->ranged_units);
 	libaddrres_elf_inlines_free(f);
 	libaddrres_arena_free(&f->arena);
 	libaddrres_strmap_free(&f->srcs);

@@ -160,6 +160,8 @@ struct elf_file {
 	/* every unit's ranges, where libdwfl found no line (elf_units.c) */
 	struct unit_range *units;
 	size_t nr_units;
+	Dwarf_Off *ranged_units;	/* the units that have ranges, by offset */
+	size_t nr_ranged_units;
 	bool units_built;
 };
 
@@ -263,6 +265,7 @@ void libaddrres_elf_perf_maps_free(struct addrres_elf *e);
 /* ---- units by their own ranges: elf_units.c ---- */
 
 Dwarf_Line *libaddrres_elf_unit_line(struct elf_file *f, uint64_t addr, Dwarf_Die *cu);
+bool libaddrres_elf_unit_holds(struct elf_file *f, Dwarf_Off cu, uint64_t addr);
 
 /* ---- inlined functions: elf_inlines.c ---- */
 

@@ -734,6 +734,10 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 		if (line) {
 			src = dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL);
 			cu = dwfl_linecu(line);
+			/* libdw 0.188 answers past a sequence's end: not past the unit's (elf_units.c). */
+			if (cu && !libaddrres_elf_unit_holds(f, dwarf_dieoffset(cu),
+							     mod_addr - f->dwbias))
+				src = NULL, cu = NULL;
 		}
 		if (src) {
 			s->src_file = libaddrres_elf_src_join(e, f, src,

@@ -1884,6 +1884,53 @@ out:
 }
 
 /*
+ * No line for code outside every unit (_start, from crt1.o, without
+ * DWARF), where libdw 0.188 gives one: main's line sequence ends in an
+ * empty row, which sorts after the sequence's end marker, and libdw
+ * takes it for the addresses after it.  The library checks the line's
+ * unit's ranges.
+ */
+static void test_no_line_past_unit(struct test *t, const void *arg)
+{
+	static char *no_dirs = "";
+	static const Dwfl_Callbacks cb = {
+		.find_elf = oracle_no_elf, .find_debuginfo = dwfl_standard_find_debuginfo,
+		.debuginfo_path = &no_dirs, .section_address = dwfl_offline_section_address,
+	};
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	Dwfl_Module *mod = NULL;
+	Dwfl *dwfl = NULL;
+	struct nm_sym start;
+	char bin[PATH_MAX], msg[512];
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(bin, sizeof(bin), "%s", out_file("cxx"));
+	NM(t, "cxx.nm", "_start", &start);
+	OFFSET(t, bin, start.value, &off);
+	/* what makes the case: libdw has a line there (the file at its link-time addresses) */
+	dwfl = dwfl_begin(&cb);
+	CHECK(t, dwfl != NULL);
+	dwfl_report_begin(dwfl);
+	mod = dwfl_report_elf(dwfl, "cxx", bin, -1, 0, true);
+	CHECK(t, mod && !dwfl_report_end(dwfl, NULL, NULL));
+	CHECK(t, dwfl_module_getsrc(mod, start.value) != NULL);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, bin, NULL, 0, &off, 1, s, msg);
+	CHECK(t, s[0] && s[0]->name);
+	CHECK_STR(t, s[0]->name, "_start");
+	CHECK(t, s[0]->src_file == NULL);
+	CHECK_INT(t, s[0]->line_err, 0);
+	CHECK_INT(t, s[0]->nr_inlined, 0);
+out:
+	if (dwfl)
+		dwfl_end(dwfl);
+	addrres_elf__free(e);
+}
+
+/*
  * A function nested in another (GNU C; a C++ lambda's operator() is
  * alike): its code is outside its parent's, and its inlined function is
  * found all the same, as llvm-symbolizer finds it.
@@ -3938,6 +3985,7 @@ static struct test tests[] = {
 	{ "inline_chain", test_inline_chain, "names.so", false, false, "" },
 	{ "inline_chain_clang", test_inline_chain, "names-clang.so", false, false, "" },
 	CASE(test_clang_lines),
+	CASE(test_no_line_past_unit),
 	CASE(test_inline_chain_nested),
 	CASE(test_inline_chain_off),
 	CASE(test_cache_build_id_shared),
