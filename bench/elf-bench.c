@@ -111,13 +111,21 @@ static int read_addrs(const char *path, uint64_t **addrs, size_t *n)
 
 /* ---- libaddrres ---- */
 
-/* A handle; with @cached, one that keeps decompressed debug files in -C's directory. */
-static int lib_open(const struct opts *o, bool cached, struct addrres_elf **e)
+/*
+ * A handle; with @cached, one that keeps decompressed debug files in -C's
+ * directory; with @mangled, one that gives names as the tables have them.
+ */
+static int lib_open_as(const struct opts *o, bool cached, bool mangled, struct addrres_elf **e)
 {
 	ADDRRES_OPTS(addrres_elf_opts, eo, .debug_dirs = o->debug_dirs,
-		     .debug_cache_dir = cached ? o->cache_dir : NULL);
+		     .debug_cache_dir = cached ? o->cache_dir : NULL, .no_demangle = mangled);
 
 	return addrres_elf__open(&eo, e);
+}
+
+static int lib_open(const struct opts *o, bool cached, struct addrres_elf **e)
+{
+	return lib_open_as(o, cached, false, e);
 }
 
 static int lib_resolve(const struct opts *o, struct addrres_elf *e, const uint64_t *addrs,
@@ -411,8 +419,14 @@ struct tool {
 	bool present;
 };
 
+/*
+ * Compare our answers with each present tool's.  With @mangled, names as
+ * the tables have them (llvm-symbolizer --no-demangle, no_demangle): a
+ * difference in the names that goes away so is the two demanglers'
+ * (libiberty's and LLVM's), not another function.
+ */
 static int compare(const struct opts *o, struct tool *tools, size_t nr_tools,
-		   const uint64_t *addrs, size_t n)
+		   const uint64_t *addrs, size_t n, bool mangled)
 {
 	const struct addrres_elf_sym **syms = calloc(n, sizeof(*syms));
 	struct answer *ours = calloc(n, sizeof(*ours));
@@ -420,7 +434,7 @@ static int compare(const struct opts *o, struct tool *tools, size_t nr_tools,
 	size_t inlined = 0, lined = 0;
 	int err;
 
-	err = !syms || !ours ? -ENOMEM : lib_open(o, false, &e);
+	err = !syms || !ours ? -ENOMEM : lib_open_as(o, false, mangled, &e);
 	if (!err)
 		err = lib_resolve(o, e, addrs, n, syms);
 	for (size_t i = 0; !err && i < n; i++) {
@@ -428,7 +442,8 @@ static int compare(const struct opts *o, struct tool *tools, size_t nr_tools,
 		inlined += ours[i].nr > 1;
 		lined += ours[i].nr > 0;
 	}
-	printf("addresses: %zu, %zu with a line, %zu in inlined code\n", n, lined, inlined);
+	if (!mangled)
+		printf("addresses: %zu, %zu with a line, %zu in inlined code\n", n, lined, inlined);
 	for (size_t t = 0; !err && t < nr_tools; t++) {
 		struct answer *theirs = calloc(n, sizeof(*theirs));
 		size_t count[NR_DIFFER] = { 0 };
@@ -455,12 +470,14 @@ static int compare(const struct opts *o, struct tool *tools, size_t nr_tools,
 			count[d]++;
 		}
 		if (!err) {
-			printf("%s: whole frames the same for %zu of %zu (%.1f%%); another", tools[t].name,
-			       count[SAME], n, 100.0 * (double)count[SAME] / (double)n);
+			printf("%s%s: whole frames the same for %zu of %zu (%.1f%%); another",
+			       tools[t].name, mangled ? " (names not demangled)" : "", count[SAME], n,
+			       100.0 * (double)count[SAME] / (double)n);
 			for (int d = SAME + 1; d < NR_DIFFER; d++)
 				printf("%s %s %zu", d == SAME + 1 ? "" : ",", differ_names[d], count[d]);
-			printf("\n%s_differ: %zu\n", tools[t].argv[0] == llvm_symbolizer ? "llvm" : "eu",
-			       n - count[SAME]);
+			printf("\n%s_differ%s: %zu\n",
+			       tools[t].argv[0] == llvm_symbolizer ? "llvm" : "eu",
+			       mangled ? "_mangled" : "", n - count[SAME]);
 		}
 		answers_free(theirs, n);
 		free(out);
@@ -605,7 +622,14 @@ int main(int argc, char **argv)
 	/* The tools look for debug files where libaddrres does by default, and ask no server. */
 	setenv("DEBUGINFOD_URLS", "", 1);
 	printf("file: %s\n", o.file);
-	err = compare(&o, tools, 2, addrs, n);
+	err = compare(&o, tools, 2, addrs, n, false);
+	/* llvm-symbolizer again, names not demangled: which differences were the demanglers' */
+	tools[0].argv[4] = "--no-demangle";
+	tools[1].present = false;
+	if (!err)
+		err = compare(&o, tools, 1, addrs, n, true);
+	tools[0].argv[4] = NULL;
+	tools[1].present = !access(eu_addr2line, X_OK);
 	/* The cache's copy made once, untimed: what "a second handle" finds. */
 	if (!err && o.cache_dir) {
 		const struct addrres_elf_sym **syms = calloc(n, sizeof(*syms));
