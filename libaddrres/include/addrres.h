@@ -858,7 +858,9 @@ struct addrres_elf_inline {
  *	with a method this libdw cannot decompress (zstd, before elfutils
  *	0.189); -EBADMSG, libdw could not read them, or one of them does
  *	not decompress; -EFBIG, they would decompress to more than
- *	&addrres_elf_opts.max_inflated.  The print function (addrres_set_print()) gets an
+ *	&addrres_elf_opts.max_inflated; -EMFILE, the process was out of
+ *	file descriptors when the debug file was to be looked for (the
+ *	symbol may then be .dynsym's): the next call reads the file again.  The print function (addrres_set_print()) gets an
  *	ADDRRES_WARN message naming the file (and the section), once.  0
  *	with no @src_file: no DWARF, none for this address, or
  *	&addrres_elf_opts.no_lines.

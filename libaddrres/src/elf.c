@@ -63,6 +63,33 @@ static int find_no_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
 	return -1;
 }
 
+/* @f's debug file could not be looked for: said once, and @f read again at the next call. */
+static void starved(struct elf_file *f, const char *name)
+{
+	if (!f->debug_starved)
+		libaddrres_print(ADDRRES_WARN,
+				 "%s: its debug file not looked for: out of file descriptors (it is, in the next call)",
+				 name);
+	f->debug_starved = true;
+}
+
+/*
+ * Whether the process has a descriptor left for a debug file's search,
+ * after closing the files the call does not use if it had none.
+ */
+static bool fd_left(struct elf_file *f)
+{
+	int probe = f->held[0].fd >= 0 ? fcntl(f->held[0].fd, F_DUPFD_CLOEXEC, 0) : 0;
+
+	if (probe < 0 && libaddrres_elf_fds_reclaim(f->owner, -errno))
+		probe = fcntl(f->held[0].fd, F_DUPFD_CLOEXEC, 0);
+	if (probe < 0)
+		return errno != EMFILE && errno != ENFILE;
+	if (f->held[0].fd >= 0)
+		close(probe);
+	return true;
+}
+
 /*
  * Whether the debug file of @f that libdwfl's search by build ID finds
  * first (DIR/.build-id/ab/cdef....debug, in the order of its absolute
@@ -128,6 +155,14 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	 */
 	free(*debuginfo_file_name);
 	*debuginfo_file_name = NULL;
+	/*
+	 * The search opens files: without a descriptor left, it would find
+	 * nothing and say nothing, and libdwfl would not look again.
+	 */
+	if (f && !fd_left(f)) {
+		starved(f, file_name ? file_name : modname);
+		return -1;
+	}
 	/* A decompressed copy of it, kept by an earlier reader. */
 	fd = f && !alt ? libaddrres_elf_debug_cache_find(f, debuginfo_file_name) : -1;
 	if (fd >= 0) {
@@ -174,6 +209,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		*debuginfo_file_name = NULL;
 		return -1;
 	}
+	if (f && fd < 0 && (errno == EMFILE || errno == ENFILE))
+		starved(f, file_name ? file_name : modname);
 	/* The cache's copy is written once its DWARF is decompressed (libaddrres_elf_dwarf()). */
 	if (f && !alt && fd >= 0)
 		f->debug_found = true;

@@ -183,7 +183,8 @@ static bool held_same(const struct held_fd *h)
  * The first time a call uses @f, its file, debug file and dwz file are
  * checked on the descriptors libdwfl holds (size and modification time):
  * one rewritten in place since it was read is closed, as the answers of
- * earlier calls may be (libaddrres_elf_call_start()).  @f then stays
+ * earlier calls may be (libaddrres_elf_call_start()); so is one whose
+ * debug file could not be looked for, out of descriptors, to look again.  @f then stays
  * until the next call.
  *
  * Return: 0; -ESTALE if @f was closed: read the file again.
@@ -192,7 +193,8 @@ int libaddrres_elf_file_pin(struct addrres_elf *e, struct elf_file *f)
 {
 	if (f->used != e->calls) {
 		for (size_t i = 0; i < sizeof(f->held) / sizeof(f->held[0]); i++) {
-			if (!held_same(&f->held[i])) {
+			/* One read without its debug file for want of descriptors: again. */
+			if (!held_same(&f->held[i]) || f->debug_starved) {
 				file_evict(e, f);
 				e->stats.files = e->nr_files;
 				return -ESTALE;

@@ -157,6 +157,8 @@ struct elf_file {
 	bool dwarf_corrupt;		/* one did not decompress (said) */
 	bool dwarf_capped;		/* some over max_inflated, hidden from libdw (said) */
 	bool in_getdwarf;		/* libaddrres_elf_dwarf() is in dwfl_module_getdwarf() */
+	/* its debug file not looked for: out of descriptors (read again at the next call) */
+	bool debug_starved;
 	/* every unit's ranges, where libdwfl found no line (elf_units.c) */
 	struct unit_range *units;
 	size_t nr_units;

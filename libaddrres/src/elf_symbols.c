@@ -625,6 +625,8 @@ static int dwarf_state(struct elf_file *f)
 	int fd;
 
 	dw = libaddrres_elf_dwarf(f, &bias);
+	if (f->debug_starved)
+		return -EMFILE;
 	if (f->dwarf_capped)
 		return -EFBIG;
 	if (f->dwarf_corrupt)

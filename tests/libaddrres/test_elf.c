@@ -3900,6 +3900,72 @@ out:
 	addrres_elf__free(e);
 }
 
+/*
+ * One descriptor left: the library opens the file with it, and its debug
+ * file cannot be looked for.  The answer says so (line_err -EMFILE, the
+ * symbol from .dynsym), and once descriptors are free again the next
+ * call reads the file again, debug file and all.
+ */
+static void test_debug_file_emfile(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym func;
+	char lib[PATH_MAX], dirs[PATH_MAX], msg[512];
+	int fillers[4096], nr_fillers = 0;
+	struct addrres_elf_stats st;
+	struct rlimit old, low;
+	bool lowered = false;
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(lib, sizeof(lib), "%s", out_file("lib-stripped.so"));
+	snprintf(dirs, sizeof(dirs), "%s", out_file("debug"));
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, lib, func.value, &off);
+	OPEN(t, e, dirs, false, msg);
+	memset(&printed, 0, sizeof(printed));
+	addrres_set_print(record_print);
+	/* every descriptor taken (of a limit made low), then one given back */
+	CHECK(t, !getrlimit(RLIMIT_NOFILE, &old));
+	low = old;
+	low.rlim_cur = (rlim_t)count_fds() + 64;
+	CHECK(t, !setrlimit(RLIMIT_NOFILE, &low));
+	lowered = true;
+	while (nr_fillers < (int)(sizeof(fillers) / sizeof(fillers[0]))) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			break;
+		fillers[nr_fillers++] = fd;
+	}
+	CHECK(t, nr_fillers > 0 && errno == EMFILE);
+	close(fillers[--nr_fillers]);
+	CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_DYNSYM);
+	CHECK(t, s[0]->src_file == NULL);
+	CHECK_INT(t, s[0]->line_err, -EMFILE);
+	CHECK_INT(t, printed.level, ADDRRES_WARN);
+	CHECK(t, strstr(printed.last, "out of file descriptors") != NULL);
+	/* descriptors again: the file read again, with its debug file */
+	while (nr_fillers)
+		close(fillers[--nr_fillers]);
+	CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_func");
+	CHECK_INT(t, elf_stats(e, &st), 0);
+	CHECK_U64(t, st.reads, 2);
+	CHECK_U64(t, st.files, 1);
+out:
+	while (nr_fillers)
+		close(fillers[--nr_fillers]);
+	if (lowered)
+		setrlimit(RLIMIT_NOFILE, &old);
+	addrres_set_print(NULL);
+	addrres_elf__free(e);
+}
+
 /* addrres_elf__drop(): every file closed, the handle usable. */
 static void test_cache_drop(struct test *t, const void *arg)
 {
@@ -3996,6 +4062,7 @@ static struct test tests[] = {
 	CASE(test_cache_max_files),
 	CASE(test_cache_max_bytes),
 	CASE(test_cache_emfile),
+	CASE(test_debug_file_emfile),
 	CASE(test_cache_drop),
 	CASE(test_elf_addrs),
 	CASE(test_offline_by_build_id),
