@@ -99,9 +99,9 @@ static const char usage_text[] =
 "                          kprobe at its address while COMMAND runs, else\n"
 "                          until SIGINT or SIGTERM:\n"
 "                            CALLS ADDR SYMBOL [MODULE]... {OBJECT}\n"
-"  elf -e FILE [ADDR...]   the ELF symbol of each file offset (or, with -a,\n"
-"                          ELF address) of FILE, or of the file of a build ID\n"
-"                          (-B): ADDR SYMBOL+0xOFFSET FILE:LINE\n"
+"  elf -e FILE [ADDR...]   the ELF symbol of each ELF address (nm's; with\n"
+"                          --offsets, file offset) of FILE, or of the file of\n"
+"                          a build ID (-B): ADDR SYMBOL+0xOFFSET FILE:LINE\n"
 "  maps -p PID [ADDR...]   the mapping and ELF symbol of each address of PID:\n"
 "                            ADDR PATH+0xFILE_OFFSET SYMBOL+0xOFFSET FILE:LINE\n"
 "                          (\"?? (WHY)\" for no symbol; a newline in a path\n"
@@ -161,8 +161,10 @@ static const char usage_text[] =
 "  -B, --build-id=HEX      the file of that build ID in the debug directories\n"
 "                          (DIR/.build-id/xx/yyyy, else its .debug file);\n"
 "                          with -e, the build ID FILE must have\n"
-"  -a, --addresses         ADDRs are ELF addresses (nm's, eu-addr2line -e's),\n"
-"                          not file offsets (a debug file alone has only those)\n"
+"  -o, --offsets           ADDRs are file offsets, not ELF addresses (nm's,\n"
+"                          eu-addr2line -e's, the default since 0.3; -a,\n"
+"                          --addresses still says so); a debug file alone has\n"
+"                          no file offsets\n"
 "  -L, --no-lines, --no-inlines, --no-demangle, --debug-dirs=DIRS,\n"
 "      --cache-dir=DIR     as for maps\n"
 "      --debuginfod        ask the servers of $DEBUGINFOD_URLS for a debug file\n"
@@ -1481,6 +1483,7 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 		{ "exe", required_argument, NULL, 'e' },
 		{ "build-id", required_argument, NULL, 'B' },
 		{ "addresses", no_argument, NULL, 'a' },
+		{ "offsets", no_argument, NULL, 'o' },
 		SYMBOL_LONGOPTS,
 		{ "debuginfod", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
@@ -1488,8 +1491,10 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 	int c;
 
 	eo->elf.sz = sizeof(eo->elf);
+	/* ELF addresses, as every other tool takes them (file offsets until 0.3). */
+	eo->addresses = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+jqe:B:aL", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jqe:B:aoL", longopts, NULL)) != -1) {
 		if (symbol_opts__apply(&eo->elf, c, optarg))
 			continue;
 		switch (c) {
@@ -1510,6 +1515,9 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 		case 'a':
 			eo->addresses = true;
 			break;
+		case 'o':
+			eo->addresses = false;
+			break;
 		case 'U':
 			eo->elf.debuginfod = true;
 			break;
@@ -1526,11 +1534,14 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 /* An exit code for the errno of resolving in the file. */
 static int elf__error(const struct elf_cmd_opts *eo, const char *detail, int err)
 {
-	/* A debug file alone has no file offsets: the library's words, then ours. */
-	bool no_offsets = err == -ENOEXEC && !eo->addresses && strstr(detail, "elf_addrs");
+	/* A debug file alone has no file offsets: the library's words, but its advice ours. */
+	const char *advice = err == -ENOEXEC && !eo->addresses ? strstr(detail, "; give ELF addresses") :
+								  NULL;
 
-	msg("%s%s", detail[0] ? detail : strerror(-err),
-	    no_offsets ? ": give ELF addresses with -a" : "");
+	if (advice)
+		msg("%.*s; give ELF addresses (without --offsets)", (int)(advice - detail), detail);
+	else
+		msg("%s", detail[0] ? detail : strerror(-err));
 	if (err == -EACCES || err == -EPERM)
 		return EXIT_PERMISSION;
 	if (err == -EOPNOTSUPP)

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=56
+cases=58
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -371,12 +371,24 @@ objcopy --only-keep-debug "$names" "$work/dbg/.build-id/${bid:0:2}/${bid:2}.debu
 expect "elf -B: a build ID's debug file, by ELF address" 0 \
 	"0x$outer names_outer+0x0 $elf_fix/names.c:$(grep -n 'line:middle_calls_inner' "$elf_fix/names.c" | cut -d: -f1) (names_middle inlined at $elf_fix/names.c:$(grep -n 'line:outer_calls_middle' "$elf_fix/names.c" | cut -d: -f1) in names_outer)" "" \
 	elf -a -B "$bid" --debug-dirs="$work/dbg" "$outer"
-expect "elf -B without -a: a debug file has no file offsets, exit 7 naming -a" 7 "" \
-	'no file offsets to resolve.*: give ELF addresses with -a' elf -B "$bid" --debug-dirs="$work/dbg" "$outer"
+expect "elf -B --offsets: a debug file has no file offsets, exit 7 saying to drop --offsets" 7 "" \
+	'no file offsets to resolve; give ELF addresses \(without --offsets\)$' \
+	elf --offsets -B "$bid" --debug-dirs="$work/dbg" "$outer"
 expect "elf -B: a build ID of no file exits 7 naming it" 7 "" \
 	"build ID 00${bid:2}: no file of it" elf -a -B "00${bid:2}" --debug-dirs="$work/dbg" "$outer"
 expect "elf: a file offset in no segment prints ?? and why, exit 1" 1 \
-	"0xffffffff ?? (in no segment of the file)" "" elf -e "$names" ffffffff
+	"0xffffffff ?? (in no segment of the file)" "" elf --offsets -e "$names" ffffffff
+
+# ELF addresses by default (nm's), file offsets with --offsets: a non-PIE,
+# where the two differ by the segment's address (0x400000).
+"$HOST_CC" -O0 -g -no-pie -fno-pie -o "$work/nopie" "$FIX/elf/prog.c"
+nopie_main=$(nm "$work/nopie" | awk '$3 == "main" { print $1 }' | sed 's/^0*//')
+nopie_main_off=$(readelf -lW "$work/nopie" | awk -v a=$((16#$nopie_main)) '$1 == "LOAD" &&
+	a >= strtonum($3) && a < strtonum($3) + strtonum($6) { printf "%x", a - strtonum($3) + strtonum($2) }')
+expect "elf: ELF addresses by default, as nm gives them" 0 \
+	"0x$nopie_main main+0x0" "" elf -L -e "$work/nopie" "$nopie_main"
+expect "elf --offsets: file offsets" 0 \
+	"0x$nopie_main_off main+0x0" "" elf -L --offsets -e "$work/nopie" "$nopie_main_off"
 
 # Paths that are not UTF-8, or hold a newline: the source file of a copy
 # of names.c named so.
