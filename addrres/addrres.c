@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -27,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -200,6 +203,13 @@ static int usage_error(const char *fmt, ...)
 
 /* ---- the arguments: from the command line, or from stdin ---- */
 
+/*
+ * stdin is read with read(2) into a buffer of our own, not stdio's, so
+ * that the commands can tell whether another line is there without
+ * waiting for it: a profiler that writes an address and waits for its
+ * answer (a co-process, as llvm-symbolizer serves) gets it at once, and
+ * a file or pipe full of addresses is still answered in large batches.
+ */
 struct args {
 	char **argv;		/* the command line's, when not from stdin */
 	int argc, next;
@@ -209,6 +219,10 @@ struct args {
 	char *save;		/* strtok_r's position in it */
 	unsigned long lineno;
 	char where[64];		/* where the last argument came from */
+	char *buf;		/* stdin as read: [buf_off, buf_len) not yet taken */
+	size_t buf_off, buf_len, buf_cap;
+	bool eof;
+	int read_errno;		/* a read error, which ends the input */
 };
 
 static void args__init(struct args *a, int argc, char **argv)
@@ -219,7 +233,122 @@ static void args__init(struct args *a, int argc, char **argv)
 	a->from_stdin = argc == 0 || (argc == 1 && !strcmp(argv[0], "-"));
 }
 
-/* The next argument, or NULL at the end (or on a read error: errno). */
+/* Read more of stdin into the buffer (waiting for it): false at its end or on an error. */
+static bool args__fill(struct args *a)
+{
+	ssize_t got;
+
+	if (a->eof)
+		return false;
+	if (a->buf_off) {
+		memmove(a->buf, a->buf + a->buf_off, a->buf_len - a->buf_off);
+		a->buf_len -= a->buf_off;
+		a->buf_off = 0;
+	}
+	if (a->buf_len == a->buf_cap) {
+		size_t cap = a->buf_cap ? 2 * a->buf_cap : 65536;
+		char *more = realloc(a->buf, cap);
+
+		if (!more) {
+			a->read_errno = ENOMEM;
+			a->eof = true;
+			return false;
+		}
+		a->buf = more;
+		a->buf_cap = cap;
+	}
+	do
+		got = read(STDIN_FILENO, a->buf + a->buf_len, a->buf_cap - a->buf_len);
+	while (got < 0 && errno == EINTR);
+	if (got <= 0) {
+		a->read_errno = got < 0 ? errno : 0;
+		a->eof = true;
+		return false;
+	}
+	a->buf_len += (size_t)got;
+	return true;
+}
+
+/* The end of the next line in the buffer, or NULL if none is there whole. */
+static char *args__buffered_nl(const struct args *a)
+{
+	return a->buf ? memchr(a->buf + a->buf_off, '\n', a->buf_len - a->buf_off) : NULL;
+}
+
+/* The next stdin line into a->line, without its newline: false at the end. */
+static bool args__read_line(struct args *a)
+{
+	char *nl;
+	size_t len;
+
+	for (;;) {
+		nl = args__buffered_nl(a);
+		if (nl || (a->eof && a->buf_off < a->buf_len))
+			break;
+		if (!args__fill(a) && a->buf_off == a->buf_len)
+			return false;
+	}
+	len = nl ? (size_t)(nl - (a->buf + a->buf_off)) : a->buf_len - a->buf_off;
+	if (len + 1 > a->line_cap) {
+		char *more = realloc(a->line, len + 1);
+
+		if (!more) {
+			a->read_errno = ENOMEM;
+			return false;
+		}
+		a->line = more;
+		a->line_cap = len + 1;
+	}
+	memcpy(a->line, a->buf + a->buf_off, len);
+	a->line[len] = '\0';
+	a->buf_off += len + (nl ? 1 : 0);
+	a->lineno++;
+	return true;
+}
+
+/*
+ * Whether another line can be read without waiting for the writer: one
+ * is in the buffer, or stdin has bytes (or its end) ready now.
+ */
+static bool args__pending(struct args *a)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	if (!a->from_stdin)
+		return a->next < a->argc;
+	/* more of the current line */
+	if (a->save && a->save[strspn(a->save, " \t\r\n")])
+		return true;
+	if (args__buffered_nl(a) || (a->eof && a->buf_off < a->buf_len))
+		return true;
+	return !a->eof && poll(&pfd, 1, 0) > 0;
+}
+
+/* The next argument of the current stdin line, or NULL at its end. */
+static char *args__next_in_line(struct args *a)
+{
+	char *tok = a->save ? strtok_r(NULL, " \t\r\n", &a->save) : NULL;
+
+	if (tok)
+		snprintf(a->where, sizeof(a->where), "stdin line %lu", a->lineno);
+	else
+		a->save = NULL;
+	return tok;
+}
+
+/* Start splitting the line just read; its first argument, or NULL if blank. */
+static char *args__line_start(struct args *a)
+{
+	char *tok = strtok_r(a->line, " \t\r\n", &a->save);
+
+	if (tok)
+		snprintf(a->where, sizeof(a->where), "stdin line %lu", a->lineno);
+	else
+		a->save = NULL;
+	return tok;
+}
+
+/* The next argument, or NULL at the end (or on a read error: read_errno). */
 static char *args__next(struct args *a)
 {
 	char *tok;
@@ -231,21 +360,14 @@ static char *args__next(struct args *a)
 		return a->argv[a->next++];
 	}
 	for (;;) {
-		tok = a->save ? strtok_r(NULL, " \t\r\n", &a->save) : NULL;
-		if (tok) {
-			snprintf(a->where, sizeof(a->where), "stdin line %lu", a->lineno);
+		tok = args__next_in_line(a);
+		if (tok)
 			return tok;
-		}
-		errno = 0;
-		if (getline(&a->line, &a->line_cap, stdin) < 0)
+		if (!args__read_line(a))
 			return NULL;
-		a->lineno++;
-		tok = strtok_r(a->line, " \t\r\n", &a->save);
-		if (tok) {
-			snprintf(a->where, sizeof(a->where), "stdin line %lu", a->lineno);
+		tok = args__line_start(a);
+		if (tok)
 			return tok;
-		}
-		a->save = NULL;
 	}
 }
 
@@ -255,16 +377,12 @@ static char *args__next(struct args *a)
  */
 static char *args__next_line(struct args *a)
 {
-	ssize_t len;
+	size_t len;
 
 	if (!a->from_stdin)
 		return args__next(a);
-	for (;;) {
-		errno = 0;
-		len = getline(&a->line, &a->line_cap, stdin);
-		if (len < 0)
-			return NULL;
-		a->lineno++;
+	while (args__read_line(a)) {
+		len = strlen(a->line);
 		while (len && isspace((unsigned char)a->line[len - 1]))
 			a->line[--len] = '\0';
 		if (len) {
@@ -272,21 +390,39 @@ static char *args__next_line(struct args *a)
 			return a->line;
 		}
 	}
+	return NULL;
 }
 
 static void args__free(struct args *a)
 {
 	free(a->line);
+	free(a->buf);
 }
 
 /* A read error of stdin ends the command; the end of input does not. */
 static int args__end(const struct args *a)
 {
-	if (a->from_stdin && ferror(stdin)) {
-		msg("reading standard input: %s", strerror(errno ? errno : EIO));
+	if (a->from_stdin && a->read_errno) {
+		msg("reading standard input: %s", strerror(a->read_errno));
 		return EXIT_FAILURE_OTHER;
 	}
 	return EXIT_RESOLVED;
+}
+
+/*
+ * Answers go out as soon as no more input is waiting, unless stdout is a
+ * regular file (which no one reads line by line): a co-process gets the
+ * answer of each line it writes.
+ */
+static void out__flush_if_waited_for(struct args *a)
+{
+	static int to_file = -1;
+	struct stat st;
+
+	if (to_file < 0)
+		to_file = !fstat(STDOUT_FILENO, &st) && S_ISREG(st.st_mode);
+	if (!to_file && !args__pending(a))
+		fflush(stdout);
 }
 
 /* 1 to 16 hex digits, optionally after 0x: the whole string. */
@@ -625,7 +761,8 @@ static int cmd_kaddr(int argc, char **argv)
 	if (ret)
 		return ret;
 	args__init(&a, argc - first, argv + first);
-	while ((tok = args__next(&a))) {
+	/* Each answer out before the input is waited for again. */
+	for (; (tok = args__next(&a)); out__flush_if_waited_for(&a)) {
 		if (!parse_addr(tok, &addr)) {
 			ret = worse(ret, malformed_addr(&a, tok));
 			malformed__print(ko.json, tok);
@@ -750,7 +887,7 @@ static int cmd_kname(int argc, char **argv)
 	if (ret)
 		return ret;
 	args__init(&a, argc - optind, argv + optind);
-	while ((query = args__next_line(&a))) {
+	for (; (query = args__next_line(&a)); out__flush_if_waited_for(&a)) {
 		/* Ask for the count, then for all the matches. */
 		err = addrres_ksyms__find_name(ks, query, syms, cap, &count);
 		if ((err == 0 || err == -ENOTUNIQ) && count > cap) {
@@ -996,19 +1133,45 @@ static void batch__free(struct batch *b)
 	free(b->addrs);
 }
 
+/* The most addresses a batch holds: a larger input is answered in batches of these. */
+#define BATCH_MAX 65536
+
 /*
- * Read the whole input into @b: one batch is what the library resolves
- * best.  A malformed token is said and kept in its place.  An exit code.
+ * Read into @b (emptied first) the next batch: the addresses of every
+ * line that can be read without waiting, up to BATCH_MAX (a line is not
+ * split), or all the arguments.  A batch is what the library resolves
+ * best; answering once nothing more is waiting serves a co-process.  A
+ * malformed token is said and kept in its place.  *@done at the end of
+ * the input.  An exit code.
  */
-static int batch__read(struct batch *b, struct args *a)
+static int batch__read(struct batch *b, struct args *a, bool *done)
 {
 	int ret = EXIT_RESOLVED;
 	uint64_t addr;
 	char *tok;
 
-	while ((tok = args__next(a))) {
-		bool ok = parse_addr(tok, &addr);
+	for (size_t i = 0; i < b->nr; i++)
+		free(b->bad[i]);
+	b->nr = b->nr_bad = 0;
+	*done = false;
+	for (;;) {
+		bool ok;
 
+		if (a->from_stdin) {
+			tok = args__next_in_line(a);
+			if (!tok && (b->nr >= BATCH_MAX || (b->nr && !args__pending(a))))
+				break;
+			if (!tok && !args__read_line(a)) {
+				*done = true;
+				break;
+			}
+			if (!tok && !(tok = args__line_start(a)))
+				continue;
+		} else if (!(tok = args__next(a))) {
+			*done = true;
+			break;
+		}
+		ok = parse_addr(tok, &addr);
 		if (!ok)
 			ret = worse(ret, malformed_addr(a, tok));
 		if (batch__add(b, addr, ok ? NULL : tok)) {
@@ -1016,7 +1179,7 @@ static int batch__read(struct batch *b, struct args *a)
 			return EXIT_FAILURE_OTHER;
 		}
 	}
-	return worse(ret, args__end(a));
+	return *done ? worse(ret, args__end(a)) : ret;
 }
 
 /* An exit code and a message for an errno of the maps file of @pid. */
@@ -1350,13 +1513,19 @@ static int maps__open_elf(const struct maps_opts *mo, struct addrres_elf **elf,
 	return EXIT_RESOLVED;
 }
 
+/*
+ * Resolve and print batch @b of the process of @pm, its ELF symbols with
+ * *@elf (opened at the first batch that needs it, kept for the next:
+ * its cache of files is what makes the later batches cheap).
+ */
 static int maps__resolve(const struct maps_opts *mo, struct addrres_procmaps *pm,
-			 const struct batch *b, const char *maps_name)
+			 struct addrres_elf **elf, const struct batch *b, const char *maps_name)
 {
 	const char *err;
 	const struct addrres_vma **vmas;
-	struct addrres_elf *elf = NULL;
 	struct sym_result *res;
+	/* LIBELF=0: no handle, said once */
+	static bool elf_tried;
 	char elf_err[512];
 	int ret = EXIT_RESOLVED, r;
 
@@ -1376,10 +1545,13 @@ static int maps__resolve(const struct maps_opts *mo, struct addrres_procmaps *pm
 		goto out;
 	}
 	if (mo->symbols) {
-		ret = maps__open_elf(mo, &elf, elf_err, sizeof(elf_err));
-		if (ret)
-			goto out;
-		r = elf ? maps__symbolize(mo, elf, b, vmas, res) : 0;
+		if (!*elf && !elf_tried) {
+			elf_tried = true;
+			ret = maps__open_elf(mo, elf, elf_err, sizeof(elf_err));
+			if (ret)
+				goto out;
+		}
+		r = *elf ? maps__symbolize(mo, *elf, b, vmas, res) : 0;
 		if (r) {
 			msg("ELF symbols: %s", strerror(-r));
 			ret = EXIT_FAILURE_OTHER;
@@ -1399,7 +1571,6 @@ static int maps__resolve(const struct maps_opts *mo, struct addrres_procmaps *pm
 			maps__print_text(mo, b->addrs[i], vmas[i], &res[i]);
 	}
 out:
-	addrres_elf__free(elf);
 	free(vmas);
 	free(res);
 	return ret;
@@ -1410,9 +1581,11 @@ static int cmd_maps(int argc, char **argv)
 	struct maps_opts mo = { 0 };
 	struct addrres_procmaps_stats stats = { .sz = sizeof(stats) };
 	struct addrres_procmaps *pm = NULL;
+	struct addrres_elf *elf = NULL;
 	struct batch b = { 0 };
 	char err[512], maps_name[64];
 	int ret, first = 0, r, bad;
+	bool done = false;
 	struct args a;
 
 	ret = maps_opts__parse(&mo, argc, argv, &first);
@@ -1424,24 +1597,31 @@ static int cmd_maps(int argc, char **argv)
 	snprintf(maps_name, sizeof(maps_name), "/proc/%d/maps", mo.pid);
 
 	args__init(&a, argc - first, argv + first);
-	bad = batch__read(&b, &a);
-	if (bad > EXIT_MALFORMED) {
-		ret = bad;
-		goto out;
-	}
 	r = addrres_procmaps__open(&opts, &pm);
 	if (r) {
 		ret = maps__error(&mo, r, err);
 		goto out;
 	}
-	ret = maps__resolve(&mo, pm, &b, maps_name);
-	if (ret <= EXIT_MALFORMED)
-		ret = worse(ret, bad);
+	while (!done) {
+		bad = batch__read(&b, &a, &done);
+		if (bad > EXIT_MALFORMED) {
+			ret = bad;
+			goto out;
+		}
+		r = maps__resolve(&mo, pm, &elf, &b, maps_name);
+		if (r > EXIT_MALFORMED) {
+			ret = r;
+			goto out;
+		}
+		ret = worse(ret, worse(r, bad));
+		out__flush_if_waited_for(&a);
+	}
 	if (ret <= EXIT_UNRESOLVED && mo.method == ADDRRES_PROCMAPS_METHOD_AUTO &&
 	    !mo.maps_path && !addrres_procmaps__stats(pm, &stats) && stats.ioctl_unsupported)
 		note("this kernel has no PROCMAP_QUERY ioctl: read the text of %s instead (the same answers)",
 		     maps_name);
 out:
+	addrres_elf__free(elf);
 	addrres_procmaps__free(pm);
 	batch__free(&b);
 	args__free(&a);
@@ -1581,6 +1761,7 @@ static int cmd_elf(int argc, char **argv)
 	struct batch b = { 0 };
 	int ret, first = 0, r, bad;
 	char err[512];
+	bool done = false;
 	struct args a;
 
 	ret = elf_cmd_opts__parse(&eo, argc, argv, &first);
@@ -1592,38 +1773,53 @@ static int cmd_elf(int argc, char **argv)
 		     .build_id = eo.build_id_size ? eo.build_id : NULL,
 		     .build_id_size = eo.build_id_size);
 	args__init(&a, argc - first, argv + first);
-	bad = batch__read(&b, &a);
-	if (bad > EXIT_MALFORMED) {
-		ret = bad;
-		goto out;
-	}
 	r = addrres_elf__open(&eo.elf, &elf);
 	if (r) {
 		ret = r == -EOPNOTSUPP ? EXIT_NO_FEATURE : EXIT_FAILURE_OTHER;
 		msg("%s", err);
 		goto out;
 	}
-	syms = calloc(b.nr ? b.nr : 1, sizeof(*syms));
+	syms = calloc(BATCH_MAX, sizeof(*syms));
 	if (!syms) {
 		msg("out of memory");
 		ret = EXIT_FAILURE_OTHER;
 		goto out;
 	}
-	r = addrres_elf__resolve(elf, eo.path, b.addrs, b.nr, syms, &ropts);
-	if (r) {
-		ret = elf__error(&eo, addrres_elf__errmsg(elf), r);
-		goto out;
-	}
-	for (size_t i = 0; i < b.nr; i++) {
-		if (b.bad[i]) {
-			malformed__print(eo.json, b.bad[i]);
-			continue;
+	/* Every batch, the first one even without addresses: the file is checked. */
+	while (!done) {
+		bad = batch__read(&b, &a, &done);
+		if (bad > EXIT_MALFORMED) {
+			ret = bad;
+			goto out;
 		}
-		if (!syms[i] || !syms[i]->name)
-			ret = EXIT_UNRESOLVED;
-		elf__print(&eo, b.addrs[i], syms[i]);
+		if (b.nr > BATCH_MAX) {
+			/* arguments, not stdin: one batch of them all */
+			const struct addrres_elf_sym **more = reallocarray(syms, b.nr, sizeof(*syms));
+
+			if (!more) {
+				msg("out of memory");
+				ret = EXIT_FAILURE_OTHER;
+				goto out;
+			}
+			syms = more;
+		}
+		r = addrres_elf__resolve(elf, eo.path, b.addrs, b.nr, syms, &ropts);
+		if (r) {
+			ret = elf__error(&eo, addrres_elf__errmsg(elf), r);
+			goto out;
+		}
+		for (size_t i = 0; i < b.nr; i++) {
+			if (b.bad[i]) {
+				malformed__print(eo.json, b.bad[i]);
+				continue;
+			}
+			if (!syms[i] || !syms[i]->name)
+				ret = worse(ret, EXIT_UNRESOLVED);
+			elf__print(&eo, b.addrs[i], syms[i]);
+		}
+		ret = worse(ret, bad);
+		out__flush_if_waited_for(&a);
 	}
-	ret = worse(ret, bad);
 out:
 	free(syms);
 	addrres_elf__free(elf);

@@ -560,15 +560,24 @@ const char *libaddrres_elf_shown_name(struct addrres_elf *e, const char *name)
 }
 
 /*
+ * The most answers a file keeps: a profile's hot addresses are far fewer,
+ * and a stream of addresses each asked once (a whole binary walked) must
+ * not make the cache grow with it.  The first ones asked are kept.
+ */
+#define ANSWERS_KEPT_MAX 65536
+
+/*
  * Keep @s, the answer at its address, for the next time the address is
- * asked (its inline frames are the file's already).  Short of memory, it
- * is not kept.
+ * asked (its inline frames are the file's already).  Short of memory, or
+ * past ANSWERS_KEPT_MAX, it is not kept.
  */
 static void answer_keep(struct elf_file *f, const struct addrres_elf_sym *s)
 {
-	struct addrres_elf_sym *copy = libaddrres_arena_alloc(&f->arena, sizeof(*copy),
-							      _Alignof(struct addrres_elf_sym));
+	struct addrres_elf_sym *copy;
 
+	if (f->answers.nr >= ANSWERS_KEPT_MAX)
+		return;
+	copy = libaddrres_arena_alloc(&f->arena, sizeof(*copy), _Alignof(struct addrres_elf_sym));
 	if (!copy)
 		return;
 	*copy = *s;

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=58
+cases=59
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -378,6 +378,28 @@ expect "elf -B: a build ID of no file exits 7 naming it" 7 "" \
 	"build ID 00${bid:2}: no file of it" elf -a -B "00${bid:2}" --debug-dirs="$work/dbg" "$outer"
 expect "elf: a file offset in no segment prints ?? and why, exit 1" 1 \
 	"0xffffffff ?? (in no segment of the file)" "" elf --offsets -e "$names" ffffffff
+
+# A co-process, as profilers use llvm-symbolizer: an address written, its
+# answer read before the next is written (stdin stays open all along).
+name="addrres: elf as a co-process: each line's answer comes before the next line is written"
+coproc_out=()
+cxx=$(nm_of _ZNK2ns3BoxIlE3getEli)
+coproc SYM { exec "$cli" elf -L -e "$names" 2>"$work/coproc.err"; }
+for addr in "$outer" "$cxx"; do
+	printf '%s\n' "$addr" >&"${SYM[1]}"
+	line=
+	IFS= read -r -t 20 line <&"${SYM[0]}" || true
+	coproc_out+=("$line")
+done
+exec {SYM[1]}>&-
+wait "$SYM_PID" 2>/dev/null || true
+if [ "${coproc_out[0]-}" = "0x$outer names_outer+0x0" ] &&
+	[ "${coproc_out[1]-}" = "0x$cxx ns::Box<long>::get(long, int) const+0x0" ] &&
+	[ ! -s "$work/coproc.err" ]; then
+	ktap_result ok "$name"
+else
+	ktap_result fail "$name" "answers [${coproc_out[*]}] (none within 20 s: the input was read to its end first?)"
+fi
 
 # ELF addresses by default (nm's), file offsets with --offsets: a non-PIE,
 # where the two differ by the segment's address (0x400000).
