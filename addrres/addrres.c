@@ -115,6 +115,9 @@ static const char usage_text[] =
 "or with \"-\", they are read from standard input, separated by blanks or\n"
 "newlines.  An address that resolves to nothing prints \"??\".\n"
 "\n"
+"Options may come before or after the arguments (for count, before NAME);\n"
+"\"--\" ends them.\n"
+"\n"
 "Options of every command:\n"
 "  -j, --json              one JSON object per line (JSON Lines) instead\n"
 "  -q, --quiet             no notes on stderr (such as a fallback taken)\n"
@@ -638,7 +641,7 @@ static int kernel_opts__parse(struct kernel_opts *ko, int argc, char **argv, int
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" KERNEL_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, KERNEL_SHORTOPTS, longopts, NULL)) != -1) {
 		ret = kernel_opts__apply(ko, c, optarg);
 		if (ret)
 			return ret < 0 ? unknown_option(argv) : ret;
@@ -868,7 +871,7 @@ static int cmd_kname(int argc, char **argv)
 	char *query;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" KERNEL_SHORTOPTS "a:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, KERNEL_SHORTOPTS "a:", longopts, NULL)) != -1) {
 		if (c != 'a') {
 			ret = kernel_opts__apply(&ko, c, optarg);
 			if (ret)
@@ -1040,7 +1043,7 @@ static int maps_opts__parse(struct maps_opts *mo, int argc, char **argv, int *fi
 	mo->symbols = true;
 	mo->elf.sz = sizeof(mo->elf);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+jqp:m:bnL", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jqp:m:bnL", longopts, NULL)) != -1) {
 		if (symbol_opts__apply(&mo->elf, c, optarg))
 			continue;
 		switch (c) {
@@ -1674,7 +1677,7 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 	/* ELF addresses, as every other tool takes them (file offsets until 0.3). */
 	eo->addresses = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+jqe:B:aoL", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jqe:B:aoL", longopts, NULL)) != -1) {
 		if (symbol_opts__apply(&eo->elf, c, optarg))
 			continue;
 		switch (c) {

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=59
+cases=61
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -85,6 +85,11 @@ expect "kaddr: a malformed address on stdin is reported in its place, the batch 
 ffffffff8100zz00 ?? (malformed address)
 0xffffffff81000d01 jiffies+0x1" '^addrres: stdin line 2: malformed address "ffffffff8100zz00"' \
 	kaddr "${ksyms[@]}" -
+expect "kaddr: an option after the addresses is taken as an option" 1 \
+	'{"address":"0xffffffff82000001","symbol":null}' "" \
+	kaddr "${ksyms[@]}" 0xffffffff82000001 -q -j
+expect "kaddr: -- ends the options: what follows is an address" 3 \
+	"-j ?? (malformed address)" 'argument 1: malformed address "-j"' kaddr "${ksyms[@]}" -- -j
 input=
 expect "kaddr: 17 hex digits are malformed" 3 "0x1ffffffff81000c00 ?? (malformed address)" \
 	'argument 1: malformed address' kaddr "${ksyms[@]}" 0x1ffffffff81000c00
