@@ -527,8 +527,9 @@ static bool json_str(const char *str)
 }
 
 /*
- * "KEY":"PATH", and where PATH is not UTF-8 (shown with U+FFFD) also
- * "KEY_hex":"..." with its bytes, so that nothing is lost.
+ * "KEY":"PATH", and where PATH (a path or a symbol name: any bytes) is
+ * not UTF-8 (shown with U+FFFD) also "KEY_hex":"..." with its bytes, so
+ * that nothing is lost.
  */
 static void json_path(const char *key, const char *path)
 {
@@ -1283,16 +1284,16 @@ static void inlined__print_json(const struct addrres_elf_inline *in, size_t nr)
 {
 	fputs(",\"inlined\":[", stdout);
 	for (size_t i = 0; i < nr; i++) {
-		fputs(i ? ",{\"name\":" : "{\"name\":", stdout);
+		fputs(i ? ",{" : "{", stdout);
 		if (in[i].name)
-			json_str(in[i].name);
+			json_path("name", in[i].name);
 		else
-			fputs("null", stdout);
-		fputs(",\"call_file\":", stdout);
+			fputs("\"name\":null", stdout);
+		putchar(',');
 		if (in[i].call_file)
-			json_str(in[i].call_file);
+			json_path("call_file", in[i].call_file);
 		else
-			fputs("null", stdout);
+			fputs("\"call_file\":null", stdout);
 		printf(",\"call_line\":%u,\"call_column\":%u}", in[i].call_line, in[i].call_column);
 	}
 	putchar(']');
@@ -1331,8 +1332,8 @@ static void sym_result__print_json(const struct sym_result *sr)
 		fputs(",\"symbol\":null", stdout);
 		return;
 	}
-	fputs(",\"symbol\":{\"name\":", stdout);
-	json_str(sr->name);
+	fputs(",\"symbol\":{", stdout);
+	json_path("name", sr->name);
 	putchar(',');
 	json_hex("offset", sr->offset);
 	putchar(',');
@@ -1362,7 +1363,9 @@ static void sym_result__print_text(const struct sym_result *sr)
 		printf(" ?? (%s)", sr->err ? strerror(-sr->err) : "no symbol holds it");
 		return;
 	}
-	printf(" %s+0x%" PRIx64, sr->name, sr->offset);
+	putchar(' ');
+	text_str(sr->name);
+	printf("+0x%" PRIx64, sr->offset);
 	if (sr->src_file) {
 		putchar(' ');
 		text_str(sr->src_file);

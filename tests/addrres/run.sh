@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=61
+cases=63
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -383,6 +383,16 @@ expect "elf -B: a build ID of no file exits 7 naming it" 7 "" \
 	"build ID 00${bid:2}: no file of it" elf -a -B "00${bid:2}" --debug-dirs="$work/dbg" "$outer"
 expect "elf: a file offset in no segment prints ?? and why, exit 1" 1 \
 	"0xffffffff ?? (in no segment of the file)" "" elf --offsets -e "$names" ffffffff
+
+# Symbol names are any bytes: a newline is written \012 as in paths (one
+# line per address), a name that is not UTF-8 gets name_hex in JSON.
+objcopy --redefine-sym names_outer=$'names\nouter' "$names" "$work/nl-name.so"
+objcopy --redefine-sym names_outer=$'\xff\xfe_outer' "$names" "$work/bad-name.so"
+expect "elf: a newline in a symbol name is written \\012: one line per address" 0 \
+	"0x$outer names\\012outer+0x0" "" elf -L -e "$work/nl-name.so" "$outer"
+expect "elf -j: a symbol name that is not UTF-8 stays JSON, its bytes in name_hex" 0 \
+	'{"address":"0x'"$outer"'","symbol":{"name":"\ufffd\ufffd_outer","name_hex":"fffe5f6f75746572","offset":"0x0","elf_addr":"0x'"$outer"'","symtab":"symtab"}}' \
+	"" elf -j -L -e "$work/bad-name.so" "$outer"
 
 # A co-process, as profilers use llvm-symbolizer: an address written, its
 # answer read before the next is written (stdin stays open all along).
