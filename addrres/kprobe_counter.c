@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -55,6 +56,19 @@ static void set_err(char *err, size_t size, enum kprobe_counter_method method,
 		 libbpf_warning[0] ? "; " : "", libbpf_warning);
 }
 
+/*
+ * Whether this kernel has kprobes (CONFIG_KPROBES): libbpf makes a kprobe
+ * perf event through the kprobe PMU, else through tracefs' kprobe_events.
+ * Without both, its attach fails with ENOENT and a message about
+ * "(null)+0x...": the kernel feature is what is missing, and is said so.
+ */
+static bool kernel_has_kprobes(void)
+{
+	return !access("/sys/bus/event_source/devices/kprobe/type", F_OK) ||
+	       !access("/sys/kernel/tracing/kprobe_events", F_OK) ||
+	       !access("/sys/kernel/debug/tracing/kprobe_events", F_OK);
+}
+
 /* Load the one program METHOD needs and attach it at ADDR. */
 static int counter__attach(struct kprobe_counter *c, uint64_t addr,
 			   enum kprobe_counter_method method, char *err, size_t err_size)
@@ -63,6 +77,11 @@ static int counter__attach(struct kprobe_counter *c, uint64_t addr,
 	int ret;
 
 	c->method = method;
+	if (method == KPROBE_COUNTER_PERF && !kernel_has_kprobes()) {
+		snprintf(err, err_size,
+			 "this kernel has no kprobes (CONFIG_KPROBES): no kprobe PMU in /sys/bus/event_source/devices, no kprobe_events in tracefs");
+		return -EOPNOTSUPP;
+	}
 	c->skel = addrres_count__open();
 	if (!c->skel) {
 		ret = -errno;

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=63
+cases=64
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -148,6 +148,22 @@ expect "count: a name of no symbol exits 1" 1 "" 'no kernel symbol matches "no_s
 	count "${ksyms[@]}" no_such_function true
 expect "count: data cannot be counted (exit 1)" 1 "" '"jiffies" is not code \(type D' \
 	count "${ksyms[@]}" jiffies true
+# A kernel without kprobes (this host's has none; the PMU and tracefs are
+# hidden all the same, so that a kernel with them answers alike): exit 6,
+# the documented code for a missing kernel feature, and words that say
+# which feature, not libbpf's "(null)+0x...".
+name="addrres: count on a kernel without kprobes exits 6 and names CONFIG_KPROBES"
+rc=0
+unshare -m sh -c 'for d in /sys/bus/event_source/devices /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ ! -d "$d" ] || mount -t tmpfs none "$d" || exit 99
+	done
+	exec "$@"' sh "$cli" count -q -m kprobe schedule true >/dev/null 2>"$work/nokprobes.err" || rc=$?
+if [ "$rc" = 6 ] && grep -q "this kernel has no kprobes (CONFIG_KPROBES)" "$work/nokprobes.err" &&
+	! grep -q null "$work/nokprobes.err"; then
+	ktap_result ok "$name"
+else
+	ktap_result fail "$name" "exit $rc: $(head -c 300 "$work/nokprobes.err")"
+fi
 expect "count: no NAME is a usage error" 2 "" 'count: a function NAME is required' count "${ksyms[@]}"
 expect "count: COMMAND with --duration is a usage error" 2 "" \
 	'COMMAND and --interval or --duration: give one of them' count -d 1 "${ksyms[@]}" schedule true
