@@ -73,11 +73,37 @@ static void msg(const char *fmt, ...)
  * The library's messages ("libaddrres: ...\n"): warnings always (an
  * answer is less than it could be, and why), the others as notes.
  */
+/*
+ * The library's messages name its options ("(addrres_elf_opts.X)"), for
+ * a program's author; a user of addrres gets addrres's option for it, or
+ * nothing where addrres has none.
+ */
+static const struct {
+	const char *api, *cli;
+} option_words[] = {
+	{ " (addrres_elf_opts.debuginfod)", " (--debuginfod)" },
+	{ " (addrres_elf_opts.max_debugdata)", "" },
+	{ " (addrres_elf_opts.max_inflated)", "" },
+	{ " (addrres_elf_resolve_opts.elf_addrs)", "" },
+};
+
 static int print_library(enum addrres_print_level level, const char *fmt, va_list args)
 {
+	char text[2048], *at;
+
 	if (level == ADDRRES_DEBUG || (level == ADDRRES_INFO && quiet))
 		return 0;
-	return vfprintf(stderr, fmt, args);
+	vsnprintf(text, sizeof(text), fmt, args);
+	for (size_t i = 0; i < sizeof(option_words) / sizeof(option_words[0]); i++) {
+		size_t len = strlen(option_words[i].api);
+
+		at = strstr(text, option_words[i].api);
+		if (!at || strlen(text) - len + strlen(option_words[i].cli) >= sizeof(text))
+			continue;
+		memmove(at + strlen(option_words[i].cli), at + len, strlen(at + len) + 1);
+		memcpy(at, option_words[i].cli, strlen(option_words[i].cli));
+	}
+	return fputs(text, stderr);
 }
 
 /* ---- usage ---- */

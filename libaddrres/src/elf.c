@@ -458,7 +458,7 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 		close(fd);
 	} else {
 		err = libaddrres_elf_file_get(e, fd, path, (uint64_t)st.st_dev, (uint64_t)st.st_ino, build_id,
-					      build_id_size, &f);
+					      build_id_size, false, &f);
 		if (err)
 			return err;
 	}
@@ -531,7 +531,7 @@ static int resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma 
 		if (len > strlen(deleted) && !strcmp(name + len - strlen(deleted), deleted))
 			name[len - strlen(deleted)] = '\0';
 		err = libaddrres_elf_file_get(e, fd, name, dev, vma->inode, vma->build_id,
-					      vma->build_id_size, &f);
+					      vma->build_id_size, true, &f);
 		if (err)
 			return err;
 	}

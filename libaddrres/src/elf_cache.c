@@ -625,12 +625,13 @@ static void key_build(struct key *k, const unsigned char *id, size_t id_size, ui
 
 /*
  * The file @fd (consumed) of device @dev and inode @ino, named @name,
- * which must have the build ID @want if @want_size: from the cache if it
+ * which must have the build ID @want if @want_size (a VMA's, if @mapped:
+ * a mismatch then says the file was likely replaced): from the cache if it
  * has it (another file of that inode than libaddrres_elf_file_cached() found), else
  * read and added.
  */
 int libaddrres_elf_file_get(struct addrres_elf *e, int fd, const char *name, uint64_t dev,
-			    uint64_t ino, const unsigned char *want, size_t want_size,
+			    uint64_t ino, const unsigned char *want, size_t want_size, bool mapped,
 			    struct elf_file **filep)
 {
 	unsigned char id[ADDRRES_BUILD_ID_MAX];
@@ -647,9 +648,10 @@ int libaddrres_elf_file_get(struct addrres_elf *e, int fd, const char *name, uin
 	}
 	if (want_size && (id_size != want_size || memcmp(id, want, want_size))) {
 		close(fd);
-		return libaddrres_err(&e->eb, -ESTALE, "%s: %s (replaced since it was mapped?)", name,
+		return libaddrres_err(&e->eb, -ESTALE, "%s: %s%s", name,
 				      id_size ? "its build ID is not the one given" :
-						"it has no build ID, and one was given");
+						"it has no build ID, and one was given",
+				      mapped ? " (replaced since it was mapped?)" : "");
 	}
 	/* Another copy of a file read already (same build ID and size): that one. */
 	if (id_size) {

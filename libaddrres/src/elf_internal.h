@@ -219,7 +219,7 @@ struct stat;
 void libaddrres_elf_key_stat(struct key *k, const struct stat *st);
 int libaddrres_elf_file_get(struct addrres_elf *e, int fd, const char *name, uint64_t dev,
 			    uint64_t ino, const unsigned char *build_id, size_t build_id_size,
-			    struct elf_file **filep);
+			    bool mapped, struct elf_file **filep);
 
 /* ---- the vdso: elf_vdso.c ---- */
 
