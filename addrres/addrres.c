@@ -592,16 +592,22 @@ static void json_hex(const char *key, uint64_t v)
  * The record of a malformed token, in its place among the others:
  * "TOKEN ?? (malformed address)", or {"input":TOKEN,"error":...}.
  */
-static void malformed__print(bool json, const char *tok)
+/* A malformed input in its place: "INPUT ?? (malformed WHAT)", or {"input","error"}. */
+static void malformed__print_what(bool json, const char *tok, const char *what)
 {
 	if (json) {
 		fputs("{\"input\":", stdout);
 		json_str(tok);
-		puts(",\"error\":\"malformed address\"}");
+		printf(",\"error\":\"malformed %s\"}\n", what);
 	} else {
 		text_str(tok);
-		puts(" ?? (malformed address)");
+		printf(" ?? (malformed %s)\n", what);
 	}
+}
+
+static void malformed__print(bool json, const char *tok)
+{
+	malformed__print_what(json, tok, "address");
 }
 
 /* ---- kernel symbols ---- */
@@ -700,6 +706,18 @@ static void explain_restricted(void)
 	    kptr, paranoid);
 }
 
+/*
+ * What to add to an ambiguous name's message: where the symbols came from
+ * kallsyms because kallmodsyms is missing, that its object names would
+ * have told some copies apart.
+ */
+static const char *ambiguous__why(const struct kernel_opts *ko, const struct addrres_ksyms *ks)
+{
+	if (ko->open.source || addrres_ksyms__source(ks) != ADDRRES_KSYMS_SOURCE_KALLSYMS)
+		return "";
+	return " (read from kallsyms: this kernel has no /proc/kallmodsyms, whose object names would tell more copies apart)";
+}
+
 /* Open the symbols; an exit code other than 0 on failure, after a message. */
 static int kernel__open(struct kernel_opts *ko, struct addrres_ksyms **ks)
 {
@@ -722,10 +740,11 @@ static int kernel__open(struct kernel_opts *ko, struct addrres_ksyms **ks)
 		msg("%s", err);
 		return EXIT_FAILURE_OTHER;
 	}
-	if (!ko->open.source && addrres_ksyms__source(*ks) == ADDRRES_KSYMS_SOURCE_KALLSYMS)
-		note("no %s: read %s instead (no built-in module or object names; some names are ambiguous)",
-		     ko->open.kallmodsyms_path ?: "/proc/kallmodsyms",
-		     ko->open.kallsyms_path ?: "/proc/kallsyms");
+	/*
+	 * Reading kallsyms where kallmodsyms is missing is the rule on stock
+	 * kernels, not news on every run: it is said where it matters, with
+	 * an ambiguous name (ambiguous__why()).
+	 */
 	if (addrres_ksyms__restricted(*ks)) {
 		explain_restricted();
 		addrres_ksyms__free(*ks);
@@ -932,11 +951,13 @@ static int cmd_kname(int argc, char **argv)
 			cap = count;
 			err = addrres_ksyms__find_name(ks, query, syms, cap, &count);
 		}
+		/* In its place, and the batch goes on, as a malformed address does. */
 		if (err == -EINVAL) {
 			msg("%s: malformed name query \"%s\": expected NAME, then optionally [MODULE]... and one {OBJECT}",
 			    a.where, query);
-			ret = EXIT_MALFORMED;
-			break;
+			malformed__print_what(ko.json, query, "name query");
+			ret = worse(ret, EXIT_MALFORMED);
+			continue;
 		}
 		if (err && err != -ENOENT && err != -ENOTUNIQ) {
 			msg("%s: %s", query, strerror(-err));
@@ -946,8 +967,8 @@ static int cmd_kname(int argc, char **argv)
 		if (err) {
 			ret = EXIT_UNRESOLVED;
 			if (err == -ENOTUNIQ)
-				note("\"%s\" is ambiguous: %zu symbols match; qualify it with [MODULE] or {OBJECT}",
-				     query, count);
+				note("\"%s\" is ambiguous: %zu symbols match; qualify it with [MODULE] or {OBJECT}%s",
+				     query, count, ambiguous__why(&ko, ks));
 		}
 		if (err == -ENOENT)
 			count = 0;
@@ -1916,8 +1937,8 @@ static int count__find(const struct kernel_opts *ko, struct addrres_ksyms *ks, c
 			return EXIT_FAILURE_OTHER;
 		}
 		addrres_ksyms__find_name(ks, query, syms, count, &count);
-		msg("\"%s\" is ambiguous: %zu symbols match; count one of them by its qualified name:",
-		    query, count);
+		msg("\"%s\" is ambiguous: %zu symbols match; count one of them by its qualified name%s:",
+		    query, count, ambiguous__why(ko, ks));
 		for (size_t i = 0; i < count; i++) {
 			if (ko->json) {
 				putchar('{');

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=64
+cases=66
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -115,8 +115,13 @@ expect "kname: queries from stdin, one per line; a missing name exits 1" 1 \
 0xffffffffc0000100 t helper [ext4]
 ?? no_such_symbol" "" kname "${ksyms[@]}"
 input=
-expect "kname: a malformed query exits 3" 3 "" 'argument 1: malformed name query "schedule \[oops"' \
-	kname "${ksyms[@]}" "schedule [oops"
+expect "kname: a malformed query is reported in its place, the batch goes on, exit 3" 3 \
+	"schedule [oops ?? (malformed name query)
+0xffffffff81000d00 D jiffies" 'argument 1: malformed name query "schedule \[oops"' \
+	kname "${ksyms[@]}" "schedule [oops" jiffies
+expect "kname -j: a malformed query is a record with its input and error, as for addresses" 3 \
+	'{"input":"schedule [oops","error":"malformed name query"}' \
+	'argument 1: malformed name query' kname -j "${ksyms[@]}" "schedule [oops"
 expect "kname --attach=tracefs: a kprobe_events line at the qualified copy's address" 0 \
 	"p:addrres/uncore_msr_box_offset_ffffffff81000400 0xffffffff81000400" "" \
 	kname --attach=tracefs "${ksyms[@]}" "uncore_msr_box_offset {uncore_snb.o}"
@@ -169,11 +174,14 @@ expect "count: COMMAND with --duration is a usage error" 2 "" \
 	'COMMAND and --interval or --duration: give one of them' count -d 1 "${ksyms[@]}" schedule true
 expect "count: an unknown --method is a usage error" 2 "" \
 	'--method: "fprobe" is not auto, multi or kprobe' count -m fprobe "${ksyms[@]}" schedule true
-expect "kaddr: /proc/kallsyms fallback, with a note" 0 \
-	"0xffffffff81000050 __startup_64+0x10" \
-	"^addrres: note: no $work/none: read $FIX/kallsyms instead" \
+expect "kaddr: /proc/kallsyms fallback, quietly (the rule on stock kernels)" 0 \
+	"0xffffffff81000050 __startup_64+0x10" "" \
 	kaddr --kallmodsyms="$work/none" --kallsyms="$FIX/kallsyms" --modules="$FIX/modules" \
 	0xffffffff81000050
+expect "kname: on the kallsyms fallback, an ambiguous name says what kallmodsyms would tell" 1 "*" \
+	'is ambiguous: .* \(read from kallsyms: this kernel has no /proc/kallmodsyms' \
+	kname --kallmodsyms="$work/none" --kallsyms="$FIX/kallsyms" --modules="$FIX/modules" \
+	uncore_msr_box_offset
 expect "kaddr: --source=kallmodsyms without it exits 6 naming the fallback" 6 "" \
 	'this kernel has no /proc/kallmodsyms .*without --source=kallmodsyms, addrres reads /proc/kallsyms' \
 	kaddr --source=kallmodsyms --kallmodsyms="$work/none" --kallsyms="$FIX/kallsyms" 0xffffffff81000050
