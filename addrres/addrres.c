@@ -33,7 +33,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include <addrres.h>
+#include <addrres/addrres.h>
 
 #include "kprobe_counter.h"
 

@@ -46,7 +46,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <addrres.h>
+#include <addrres/addrres.h>
 
 #include "bench.h"
 

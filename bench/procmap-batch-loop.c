@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include <addrres.h>
+#include <addrres/addrres.h>
 
 #include "bench.h"
 

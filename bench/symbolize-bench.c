@@ -44,7 +44,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <addrres.h>
+#include <addrres/addrres.h>
 
 #include "bench.h"
 

@@ -19,7 +19,7 @@
 #include <sys/ioctl.h>
 #include <linux/fs.h>
 
-#include <addrres.h>
+#include <addrres/addrres.h>
 
 static int query(int fd, unsigned long addr, __u64 flags, struct procmap_query *q,
 		 char *name, size_t name_size, unsigned char *build_id, size_t id_size)

@@ -27,7 +27,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#include <addrres.h>
+#include <addrres/addrres.h>
 /* The project's pinned copy of the UAPI: the host's headers may lack it. */
 #include <addrres/procmap_query.h>
 

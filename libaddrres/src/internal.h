@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "addrres.h"
+#include <addrres/addrres.h>
 
 #define LIBADDRRES_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 

@@ -28,7 +28,7 @@
 #include <elf.h>
 #include <sys/stat.h>
 
-#include <addrres.h>
+#include <addrres/addrres.h>
 
 enum {
 	F_ADDRS = 1,		/* ask ELF addresses, not file offsets */

@@ -32,7 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "addrres.h"
+#include <addrres/addrres.h>
 #include "fuzz.h"
 
 #define HEADER 4

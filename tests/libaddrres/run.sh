@@ -94,7 +94,7 @@ else
 	# (ADDRRES_0.1, an absolute symbol) is not a function.
 	exported=$(nm -D --defined-only "$work/plain/libaddrres.so" |
 		awk '!($2 == "A" && $3 ~ /^ADDRRES_/) { sub(/@.*/, "", $3); print $3 }' | sort -u)
-	declared=$(grep -o '\baddrres_[a-z0-9_]*(' "$LIB/include/addrres.h" | tr -d '(' | sort -u)
+	declared=$(grep -o '\baddrres_[a-z0-9_]*(' "$LIB/include/addrres/addrres.h" | tr -d '(' | sort -u)
 	mapfile -t stray < <(comm -23 <(printf '%s\n' "$exported") <(printf '%s\n' "$declared"))
 	mapfile -t missing < <(comm -13 <(printf '%s\n' "$exported") <(printf '%s\n' "$declared"))
 	if [ -z "$declared" ]; then
@@ -122,7 +122,7 @@ elif ! out=$(lib_make "$work/plain" install DESTDIR="$stage" PREFIX=/usr 2>&1); 
 	ktap_result fail "$name" "make install failed"
 else
 	problems=()
-	for f in include/addrres.h include/addrres/procmap_query.h lib/libaddrres.a \
+	for f in include/addrres/addrres.h include/addrres.h include/addrres/procmap_query.h lib/libaddrres.a \
 		"lib/libaddrres.so.$lib_version" \
 		lib/pkgconfig/libaddrres.pc; do
 		[ -f "$usr/$f" ] && [ ! -L "$usr/$f" ] || problems+=("no file usr/$f")
@@ -151,7 +151,7 @@ else
 		problems+=("pkg-config --cflags --libs: \"$out\"")
 	else
 		cat >"$work/tiny.c" <<-'EOF'
-		#include <addrres.h>
+		#include <addrres/addrres.h>
 		#include <stdio.h>
 
 		int main(int argc, char **argv)
@@ -182,6 +182,39 @@ else
 			problems+=("the program failed: $out")
 		elif [ "$out" != "__startup_64+0x10" ]; then
 			problems+=("the program printed \"$out\", not __startup_64+0x10")
+		fi
+		# A static program, through pkg-config --static alone: the ELF
+		# part pulls in libdw, which needs what its own .pc says.
+		cat >"$work/tiny-static.c" <<-'EOF'
+		#include <addrres.h>	/* the name 0.2 installed: it still works */
+		#include <stdio.h>
+
+		int main(int argc, char **argv)
+		{
+			const struct addrres_elf_sym *sym;
+			struct addrres_elf *e;
+			uint64_t addr = (uintptr_t)main;
+
+			ADDRRES_OPTS(addrres_elf_resolve_opts, ro, .elf_addrs = 1);
+			if (argc != 1 || addrres_elf__open(NULL, &e) ||
+			    addrres_elf__resolve(e, argv[0], &addr, 1, &sym, &ro) || !sym)
+				return 1;
+			printf("%s\n", sym->name);
+			addrres_elf__free(e);
+			return 0;
+		}
+		EOF
+		sflags=()
+		if ! out=$("${pc[@]}" --static --cflags --libs libaddrres 2>&1) ||
+			! read -r -a sflags <<<"$out"; then
+			problems+=("pkg-config --static --cflags --libs failed: $out")
+		elif ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" -static -o "$work/tiny-static" \
+			"$work/tiny-static.c" "${sflags[@]}" 2>&1); then
+			problems+=("a static program does not link with pkg-config --static alone: $(printf '%s\n' "$out" | grep -m1 'undefined reference' || printf '%s' "$out" | head -n 2)")
+		elif readelf -d "$work/tiny-static" 2>/dev/null | grep -q NEEDED; then
+			problems+=("the static program needs shared libraries")
+		elif ! out=$("$work/tiny-static" 2>&1) || [ "$out" != main ]; then
+			problems+=("the static program printed \"$out\", not main")
 		fi
 	fi
 	if [ ${#problems[@]} = 0 ]; then

@@ -44,7 +44,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
-#include "addrres.h"
+#include <addrres/addrres.h>
 #include "unit.h"
 
 extern char **environ;

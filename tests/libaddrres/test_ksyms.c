@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "addrres.h"
+#include <addrres/addrres.h>
 #include "unit.h"
 
 /* The number of lines of fixtures/kallmodsyms (and kallsyms, restricted). */

@@ -27,7 +27,7 @@
 
 #include <dlfcn.h>
 
-#include "addrres.h"
+#include <addrres/addrres.h>
 #include "unit.h"
 /* PROCMAP_QUERY and its struct, for the ioctl the tests stand between. */
 #include "addrres/procmap_query.h"
