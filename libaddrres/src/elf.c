@@ -118,7 +118,7 @@ static bool debug_by_build_id_over_cap(struct elf_file *f)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		over = libaddrres_elf_fd_over_cap(f, fd, path);
+		over = libaddrres_elf_fd_over_cap(f, fd, path, false);
 		close(fd);
 		return over;
 	}
@@ -203,7 +203,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	}
 	if (f && fd >= 0 && f->in_getdwarf &&
 	    libaddrres_elf_fd_over_cap(f, fd, *debuginfo_file_name ? *debuginfo_file_name :
-								   debuglink_file ? debuglink_file : modname)) {
+								   debuglink_file ? debuglink_file : modname,
+				       true)) {
 		close(fd);
 		free(*debuginfo_file_name);
 		*debuginfo_file_name = NULL;

@@ -215,6 +215,7 @@ static int inflate_in_place(struct elf_file *f, struct libdeflate_decompressor *
 			return -EBADMSG;
 		}
 		f->owner->stats.inflated += ch->ch_size;
+		f->inflated_bytes += ch->ch_size;
 		return 0;
 	}
 	sh->sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
@@ -226,6 +227,7 @@ static int inflate_in_place(struct elf_file *f, struct libdeflate_decompressor *
 	}
 	f->inflated[f->nr_inflated++] = buf;
 	f->owner->stats.inflated += ch->ch_size;
+	f->inflated_bytes += ch->ch_size;
 	data_set(data, buf, ch->ch_size, ch->ch_addralign);
 	data_set(raw, buf, ch->ch_size, ch->ch_addralign);
 	return 0;
@@ -382,21 +384,26 @@ static bool cap_elf(struct elf_file *f, Elf *elf, const char *name)
  * @f: the file it is the debug file (or dwz file) of
  * @fd: the debug file, not consumed
  * @name: its name, for the warning
+ * @weigh: it is given to libdw: what it decompresses counts in @f's weight
  *
  * For the debug files libdw opens as soon as libdwfl finds them (see
  * find_debuginfo()): counted from @fd's own headers, said once.
  *
  * Return: true if over &addrres_elf_opts.max_inflated.
  */
-bool libaddrres_elf_fd_over_cap(struct elf_file *f, int fd, const char *name)
+bool libaddrres_elf_fd_over_cap(struct elf_file *f, int fd, const char *name, bool weigh)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	uint64_t size = libaddrres_elf_inflated_size(elf);
 
 	if (elf)
 		elf_end(elf);
-	if (size <= f->owner->max_inflated)
+	if (size <= f->owner->max_inflated) {
+		/* Given to libdw, which decompresses it all: the file's weight. */
+		if (weigh)
+			f->libdw_inflated += size;
 		return false;
+	}
 	cap_said(f, name, size);
 	return true;
 }
@@ -440,6 +447,10 @@ Dwarf *libaddrres_elf_dwarf(struct elf_file *f, Dwarf_Addr *bias)
 		    symelf && symelf != f->elf && !cap_elf(f, symelf, debugfile) &&
 		    inflate_dwarf(f, symelf, debugfile))
 			libaddrres_elf_debug_cache_add(f, symelf, debugfile);
+		/* What is still compressed (zstd), libdw decompresses if it can. */
+		f->libdw_inflated += libaddrres_elf_inflated_size(f->elf);
+		if (symelf && symelf != f->elf)
+			f->libdw_inflated += libaddrres_elf_inflated_size(symelf);
 	}
 	f->in_getdwarf = true;
 	dw = dwfl_module_getdwarf(f->mod, bias);

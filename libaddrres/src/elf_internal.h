@@ -153,6 +153,12 @@ struct elf_file {
 	/* DWARF sections the library decompressed, libdw's (elf_inflate.c) */
 	void **inflated;
 	size_t nr_inflated;
+	size_t inflated_bytes;		/* what those buffers take */
+	/* what libdw decompressed itself (zstd; a debug file found for DWARF alone) */
+	uint64_t libdw_inflated;
+	/* the units whose line tables were read, by DIE offset; their rows; all units */
+	struct libaddrres_strmap line_units;
+	size_t nr_line_units, line_rows, nr_dwarf_units;
 	bool dwarf_inflated;		/* they were, before libdw read them */
 	bool dwarf_corrupt;		/* one did not decompress (said) */
 	bool dwarf_capped;		/* some over max_inflated, hidden from libdw (said) */
@@ -248,7 +254,7 @@ int libaddrres_elf_debug_cache_add(struct elf_file *f, Elf *debug, const char *n
 int libaddrres_elf_inflate(Elf *in, int out_fd);
 size_t libaddrres_elf_max_inflated(size_t opt);
 uint64_t libaddrres_elf_inflated_size(Elf *elf);
-bool libaddrres_elf_fd_over_cap(struct elf_file *f, int fd, const char *name);
+bool libaddrres_elf_fd_over_cap(struct elf_file *f, int fd, const char *name, bool weigh);
 Dwarf *libaddrres_elf_dwarf(struct elf_file *f, Dwarf_Addr *bias);
 
 /* ---- MiniDebugInfo's cap: elf_debugdata.c ---- */

@@ -679,6 +679,27 @@ static void dwarf_open(struct elf_file *f)
 	f->dwbias = bias;
 }
 
+/* The line table of unit @cu was read for an answer: counted once, for file_bytes(). */
+static void line_unit_note(struct elf_file *f, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	Dwarf_Lines *lines;
+	size_t n;
+	char *k;
+
+	if (libaddrres_strmap_find(&f->line_units, (const char *)&off, sizeof(off)))
+		return;
+	k = libaddrres_arena_alloc(&f->arena, sizeof(off), _Alignof(Dwarf_Off));
+	if (!k)
+		return;
+	memcpy(k, &off, sizeof(off));
+	if (libaddrres_strmap_add(&f->line_units, k, sizeof(off), NULL))
+		return;
+	f->nr_line_units++;
+	if (!dwarf_getsrclines(cu, &lines, &n))
+		f->line_rows += n;
+}
+
 /* Whether ELF address @addr is in a segment of @f (its memory, .bss too). */
 static bool in_load(const struct elf_facts *f, uint64_t addr)
 {
@@ -777,6 +798,8 @@ static const struct addrres_elf_sym *sym_at(struct addrres_elf *e, struct elf_fi
 			}
 			s->line_err = f->line_err;
 		}
+		if (cu)
+			line_unit_note(f, cu);
 		/* Code with a line: its unit's DWARF may have inlined functions there. */
 		if (!e->no_inlines && cu)
 			libaddrres_elf_inline_chain(e, f, cu, mod_addr - f->dwbias, s);

@@ -109,6 +109,7 @@ struct libaddrres_arena {
 	struct libaddrres_arena_chunk *chunks;	/* newest first */
 	char *next;				/* free space in the newest */
 	size_t left;
+	size_t bytes;				/* what its chunks take */
 };
 
 void *libaddrres_arena_alloc(struct libaddrres_arena *a, size_t size, size_t align);

@@ -156,6 +156,7 @@ void *libaddrres_arena_alloc(struct libaddrres_arena *a, size_t size, size_t ali
 	c = malloc(sizeof(*c) + cap);
 	if (!c)
 		return NULL;
+	a->bytes += sizeof(*c) + cap;
 	if (size >= ARENA_CHUNK_SIZE && a->chunks) {
 		/*
 		 * A chunk of its own, behind the newest: the newest keeps

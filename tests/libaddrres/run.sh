@@ -14,7 +14,10 @@
 #  4. a program built against release 0.1's addrres_elf__resolve() (its
 #     symbol version ADDRRES_0.1) gets the answers of 0.2's;
 #  5. built with LIBELF=0, the static library links into a program
-#     without libdw and libelf, and its ELF part says -EOPNOTSUPP.
+#     without libdw and libelf, and its ELF part says -EOPNOTSUPP;
+#  6. built with its default flags (no sanitizer's allocator), a handle's
+#     stats.bytes is within 20% of the heap it grew and the files it
+#     maps, on this system's libc with libc6-dbg (stats_bytes.c).
 # Everything is built in a temporary directory.  Prints KTAP.
 set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -36,7 +39,7 @@ lib_make() {
 # The release, as the Makefile sets it (MAJOR.MINOR.PATCH).
 lib_version=$(sed -n 's/^VERSION_\(MAJOR\|MINOR\|PATCH\) := //p' "$LIB/Makefile" | paste -sd.)
 
-ktap_plan 7
+ktap_plan 8
 
 # --- 1. unit tests, with sanitizers ---------------------------------------
 
@@ -338,4 +341,26 @@ else
 	else
 		ktap_result ok "$name"
 	fi
+fi
+
+# --- 6. stats.bytes against the heap ----------------------------------------
+
+name="libaddrres: stats.bytes is what a handle holds (libc with libc6-dbg, 30 to 3,000 addresses)"
+libc=$(ldd /bin/true | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')
+id=$(readelf -n "$libc" 2>/dev/null | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p')
+debug=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+if ! $plain_ok; then
+	ktap_result fail "$name" "make with the default flags failed"
+elif [ ! -f "$debug" ]; then
+	ktap_result fail "$name" "no $debug: libc6-dbg is not installed (make deps)"
+elif ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" -O2 -I "$LIB/include" -o "$work/stats_bytes" \
+	"$HERE/stats_bytes.c" "$work/plain/libaddrres.a" "${LIBADDRRES_ELF_LIBS[@]}" 2>&1); then
+	printf '%s\n' "$out" | tail -n 20 | ktap_diag
+	ktap_result fail "$name" "stats_bytes.c does not build"
+elif ! out=$("$work/stats_bytes" "$libc" "$debug" 2>&1); then
+	printf '%s\n' "$out" | ktap_diag
+	ktap_result fail "$name" "stats.bytes is more than 20% off: $(printf '%s' "$out" | tail -n 1)"
+else
+	printf '%s\n' "$out" | ktap_diag
+	ktap_result ok "$name"
 fi
