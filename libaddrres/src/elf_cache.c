@@ -227,23 +227,14 @@ int libaddrres_elf_file_pin(struct addrres_elf *e, struct elf_file *f)
 static size_t file_bytes(struct elf_file *f)
 {
 	size_t total = f->index_bytes + f->arena.bytes + f->inflated_bytes + f->libdw_inflated;
-	Dwarf_Addr bias;
-	Dwarf *dw;
 
+	/*
+	 * From counts only: a file is weighed before a call pins it, and one
+	 * rewritten since must not be read (libaddrres_elf_file_pin()).
+	 */
 	for (size_t i = 0; i < sizeof(f->held) / sizeof(f->held[0]); i++) {
 		if (f->held[i].fd >= 0)
 			total += (size_t)f->held[i].size;
-	}
-	if (!f->dwarf_used)
-		return total;
-	if (!f->nr_dwarf_units && (dw = libaddrres_elf_dwarf(f, &bias))) {
-		Dwarf_Off off = 0, next;
-		size_t hsize;
-
-		while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
-			f->nr_dwarf_units++;
-			off = next;
-		}
 	}
 	return total + f->nr_dwarf_units * LIBDW_UNIT_BYTES + f->nr_line_units * LIBDW_LINE_UNIT_BYTES +
 	       f->line_rows * LIBDW_LINE_ROW_BYTES;

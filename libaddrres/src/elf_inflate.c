@@ -455,8 +455,16 @@ Dwarf *libaddrres_elf_dwarf(struct elf_file *f, Dwarf_Addr *bias)
 	f->in_getdwarf = true;
 	dw = dwfl_module_getdwarf(f->mod, bias);
 	f->in_getdwarf = false;
-	/* What it holds counts in the file's weight (file_bytes()). */
-	if (dw)
+	/* What it holds counts in the file's weight (file_bytes()): its units, once. */
+	if (dw && !f->nr_dwarf_units) {
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+
 		f->dwarf_used = true;
+		while (!dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL)) {
+			f->nr_dwarf_units++;
+			off = next;
+		}
+	}
 	return dw;
 }
