@@ -266,6 +266,7 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 	e->no_inlines = LIBADDRRES_OPTS_GET(opts, no_inlines, false);
 	e->no_demangle = LIBADDRRES_OPTS_GET(opts, no_demangle, false);
 	e->debuginfod = LIBADDRRES_OPTS_GET(opts, debuginfod, false);
+	e->no_inflate = LIBADDRRES_OPTS_GET(opts, no_inflate, false);
 	e->max_files = LIBADDRRES_OPTS_GET(opts, max_files, 0);
 	if (!e->max_files)
 		e->max_files = default_max_files();

@@ -25,6 +25,12 @@
  * Sections compressed otherwise (zstd; .zdebug_*) stay as they are, for
  * libdw to read or not, as before.
  *
+ * After each swap, libelf is asked again for the section: where it does
+ * not give the library's buffer in both views and the header as
+ * decompressed (an elfutils that works otherwise), all is put back and
+ * libelf decompresses the section, once said.  &addrres_elf_opts.no_inflate
+ * leaves every section to libdw from the start.
+ *
  * None of it, by the library or by libdw, past a cap on what a file's
  * compressed sections decompress to (&addrres_elf_opts.max_inflated),
  * counted from their headers first: over it, the sections are hidden
@@ -189,6 +195,36 @@ static void data_set(Elf_Data *data, void *buf, size_t size, size_t align)
 	data->d_off = 0;
 }
 
+/* Whether libelf gives @scn's data as @buf (@size bytes), in both views, and its header as decompressed. */
+static bool swap_kept(Elf_Scn *scn, const void *buf, size_t size)
+{
+	Elf_Data *data = elf_getdata(scn, NULL), *raw = elf_rawdata(scn, NULL);
+	GElf_Shdr sh;
+
+#ifdef LIBADDRRES_TEST_SWAP_LOST
+	/* the tests' build: as if this libelf did not keep the swap */
+	return false;
+#endif
+	return data && raw && data->d_buf == buf && data->d_size == size && raw->d_buf == buf &&
+	       raw->d_size == size && gelf_getshdr(scn, &sh) && !(sh.sh_flags & SHF_COMPRESSED) &&
+	       sh.sh_size == size;
+}
+
+/* libelf's own decompression of @scn, as libdw would have done it: 0, or -EBADMSG (said). */
+static int inflate_by_libelf(struct elf_file *f, Elf_Scn *scn, const GElf_Chdr *ch,
+			     const char *file, const char *name)
+{
+	if (elf_compress(scn, 0, 0) < 0) {
+		libaddrres_print(ADDRRES_WARN, "%s: its %s does not decompress: %s", file, name,
+				 elf_errmsg(-1));
+		f->dwarf_corrupt = true;
+		return -EBADMSG;
+	}
+	f->owner->stats.inflated += ch->ch_size;
+	f->inflated_bytes += ch->ch_size;
+	return 0;
+}
+
 /*
  * Decompress the zlib section @scn (header @sh, named @name) of @elf in
  * place (see above), the buffer @f's: 0, or a negative errno.  Where
@@ -201,23 +237,19 @@ static int inflate_in_place(struct elf_file *f, struct libdeflate_decompressor *
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	Elf_Data *raw = data ? elf_rawdata(scn, NULL) : NULL;
+	Elf_Data old_data, old_raw;
+	GElf_Shdr old_sh;
 	void **bufs, *buf;
 
 	bufs = realloc(f->inflated, (f->nr_inflated + 1) * sizeof(*bufs));
 	if (!bufs)
 		return -ENOMEM;
 	f->inflated = bufs;
-	if (!raw || inflate_section(dd, elf, raw, ch, &buf)) {
-		if (elf_compress(scn, 0, 0) < 0) {
-			libaddrres_print(ADDRRES_WARN, "%s: its %s does not decompress: %s", file,
-					 name, elf_errmsg(-1));
-			f->dwarf_corrupt = true;
-			return -EBADMSG;
-		}
-		f->owner->stats.inflated += ch->ch_size;
-		f->inflated_bytes += ch->ch_size;
-		return 0;
-	}
+	if (!raw || inflate_section(dd, elf, raw, ch, &buf))
+		return inflate_by_libelf(f, scn, ch, file, name);
+	old_sh = *sh;
+	old_data = *data;
+	old_raw = *raw;
 	sh->sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
 	sh->sh_size = ch->ch_size;
 	sh->sh_addralign = ch->ch_addralign;
@@ -225,11 +257,29 @@ static int inflate_in_place(struct elf_file *f, struct libdeflate_decompressor *
 		free(buf);
 		return -ENOEXEC;
 	}
+	data_set(data, buf, ch->ch_size, ch->ch_addralign);
+	data_set(raw, buf, ch->ch_size, ch->ch_addralign);
+	/*
+	 * libdw must be handed these very structures, and see the section
+	 * as decompressed: an elfutils whose libelf does otherwise would have
+	 * it read the compressed bytes.  Where it does not, all is put back
+	 * and libelf decompresses the section itself.
+	 */
+	if (!swap_kept(scn, buf, ch->ch_size)) {
+		gelf_update_shdr(scn, &old_sh);
+		*data = old_data;
+		*raw = old_raw;
+		free(buf);
+		if (!f->owner->told_swap_lost)
+			libaddrres_print(ADDRRES_WARN,
+					 "%s: this libelf does not keep the sections the library decompresses: libelf decompresses them (slower)",
+					 file);
+		f->owner->told_swap_lost = true;
+		return inflate_by_libelf(f, scn, ch, file, name);
+	}
 	f->inflated[f->nr_inflated++] = buf;
 	f->owner->stats.inflated += ch->ch_size;
 	f->inflated_bytes += ch->ch_size;
-	data_set(data, buf, ch->ch_size, ch->ch_addralign);
-	data_set(raw, buf, ch->ch_size, ch->ch_addralign);
 	return 0;
 }
 
@@ -439,13 +489,13 @@ Dwarf *libaddrres_elf_dwarf(struct elf_file *f, Dwarf_Addr *bias)
 	if (!f->dwarf_inflated) {
 		f->dwarf_inflated = true;
 		dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, &file, &debugfile);
-		if (!cap_elf(f, f->elf, file ? file : "(file)"))
+		if (!cap_elf(f, f->elf, file ? file : "(file)") && !f->owner->no_inflate)
 			inflate_dwarf(f, f->elf, file ? file : "(file)");
 		/* Any symbol's ELF is the symbol table's: symbol 0, the null one, will do. */
 		if (debugfile && dwfl_module_getsymtab(f->mod) > 0 &&
 		    dwfl_module_getsym_info(f->mod, 0, &sym, &value, &shndx, &symelf, &sym_bias) &&
 		    symelf && symelf != f->elf && !cap_elf(f, symelf, debugfile) &&
-		    inflate_dwarf(f, symelf, debugfile))
+		    !f->owner->no_inflate && inflate_dwarf(f, symelf, debugfile))
 			libaddrres_elf_debug_cache_add(f, symelf, debugfile);
 		/* What is still compressed (zstd), libdw decompresses if it can. */
 		f->libdw_inflated += libaddrres_elf_inflated_size(f->elf);

@@ -180,7 +180,8 @@ struct addrres_elf {
 	size_t nr_files, max_files, max_bytes;
 	uint64_t calls;			/* resolve calls so far: the current one's number */
 	struct addrres_elf_stats stats;
-	bool no_lines, no_inlines, no_demangle, debuginfod;
+	bool no_lines, no_inlines, no_demangle, debuginfod, no_inflate;
+	bool told_swap_lost;		/* libelf did not keep a decompressed section: said */
 	char *debug_dirs;		/* callbacks.debuginfo_path points to it */
 	char *debug_cache_dir;		/* decompressed debug files; NULL: none */
 	size_t max_debugdata;		/* the cap on .gnu_debugdata (elf_debugdata.c) */

@@ -5,7 +5,9 @@
 #     files that test_elf builds itself with fixtures/elf/build.sh ($CC or
 #     cc, binutils, xz) and on this very process) linked against the
 #     static library and run; their cases are this test's subtests (one
-#     step per program);
+#     step per program); then the cases of decompressed DWARF against a
+#     build in which libelf seems not to keep the library's buffers
+#     (-DLIBADDRRES_TEST_SWAP_LOST): libelf's own decompression instead;
 #  2. built with its default flags, the shared library exports exactly
 #     the functions addrres.h declares, all named addrres_*;
 #  3. `make install DESTDIR=... PREFIX=/usr` lays out the header, the
@@ -39,7 +41,7 @@ lib_make() {
 # The release, as the Makefile sets it (MAJOR.MINOR.PATCH).
 lib_version=$(sed -n 's/^VERSION_\(MAJOR\|MINOR\|PATCH\) := //p' "$LIB/Makefile" | paste -sd.)
 
-ktap_plan 8
+ktap_plan 9
 
 # --- 1. unit tests, with sanitizers ---------------------------------------
 
@@ -83,6 +85,31 @@ fi
 unit_test test_ksyms -lelf
 unit_test test_procmaps -lelf
 unit_test test_elf "${LIBADDRRES_ELF_LIBS[@]}"
+
+# The library's decompression where libelf would not keep its buffers: a
+# build whose check after each swap fails, the cases of decompressed DWARF
+# (and the cache written from it) run against it.
+name="libaddrres: zlib DWARF where libelf does not keep the library's buffers: libelf decompresses, lines right"
+swap_cases=dwarf_inflate_checked,dwarf_inflated,debug_cache_dir,dwz_alt_file
+if ! out=$(lib_make "$work/swap" EXTRA_CFLAGS="${CFLAGS_SANITIZE[*]} -DLIBADDRRES_TEST_SWAP_LOST" 2>&1) ||
+	! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" "${CFLAGS_SANITIZE[@]}" -DLIBADDRRES_TEST_SWAP_LOST \
+		-I "$LIB/include" -o "$work/test_elf_swap" "$HERE/test_elf.c" "$work/swap/libaddrres.a" \
+		"${LIBADDRRES_ELF_LIBS[@]}" 2>&1); then
+	printf '%s\n' "$out" | tail -n 20 | ktap_diag
+	ktap_result fail "$name" "the build with -DLIBADDRRES_TEST_SWAP_LOST failed"
+else
+	rm -rf "$work/scratch"
+	mkdir "$work/scratch"
+	rc=0
+	TEST_CASES=$swap_cases ASAN_OPTIONS=detect_leaks=1 "$work/test_elf_swap" "$HERE/fixtures" \
+		"$work/scratch" >"$work/swap.ktap" 2>"$work/swap.err" || rc=$?
+	if [ "$rc" = 0 ] && [ ! -s "$work/swap.err" ] && ! grep -q '^not ok' "$work/swap.ktap"; then
+		ktap_result ok "$name"
+	else
+		cat "$work/swap.ktap" "$work/swap.err" | grep -v '^ok' | head -n 30 | ktap_diag
+		ktap_result fail "$name" "exit $rc, a case failed, or a sanitizer's report"
+	fi
+fi
 
 # --- 2. exports ------------------------------------------------------------
 

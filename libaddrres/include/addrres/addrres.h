@@ -776,6 +776,14 @@ enum addrres_elf_symtab {
  *	gigabyte.  0: 512 MiB (libc6-dbg's libc: 10 MB; the largest
  *	libraries' DWARF, LLVM's, is beyond it, and needs it raised).
  *
+ * @no_inflate: leave the decompression of zlib DWARF to libdw (through
+ *	libelf and zlib), as elfutils does it alone.  Default (false): the
+ *	library decompresses those sections itself with libdeflate, in half
+ *	the time, into the structures libelf gives libdw, and checks after
+ *	each that libelf still gives them (else it lets libelf do it, and
+ *	says so once).  With it, no copy goes to
+ *	&addrres_elf_opts.debug_cache_dir.
+ *
  * Past either limit, the files used least recently are closed (never
  * one that the current call uses), at the start of a resolve call and
  * before a file is read.  Where an open fails with EMFILE, the files not
@@ -797,6 +805,7 @@ struct addrres_elf_opts {
 	const char *debug_cache_dir;
 	size_t max_debugdata;
 	size_t max_inflated;
+	bool no_inflate;
 };
 
 /**
