@@ -25,6 +25,9 @@ packages=(
 	# bench/elf-bench.sh: llvm-symbolizer to compare with, and libc's
 	# debug file (compressed DWARF) to symbolize
 	llvm libc6-dbg
+	# tests/libaddrres-elfutils: a newer elfutils built from Debian's
+	# source package (config/elfutils.conf)
+	dpkg-dev curl zlib1g-dev libbz2-dev liblzma-dev
 	busybox-static util-linux coreutils
 	# tests/perf: 6.1.192's perf is built with one patch of the series
 	patch
