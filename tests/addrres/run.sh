@@ -159,6 +159,7 @@ expect "count: data cannot be counted (exit 1)" 1 "" '"jiffies" is not code \(ty
 # which feature, not libbpf's "(null)+0x...".
 name="addrres: count on a kernel without kprobes exits 6 and names CONFIG_KPROBES"
 rc=0
+# shellcheck disable=SC2016 # the inner sh expands them
 unshare -m sh -c 'for d in /sys/bus/event_source/devices /sys/kernel/tracing /sys/kernel/debug/tracing; do
 		[ ! -d "$d" ] || mount -t tmpfs none "$d" || exit 99
 	done
@@ -430,7 +431,7 @@ for addr in "$outer" "$cxx"; do
 	IFS= read -r -t 20 line <&"${SYM[0]}" || true
 	coproc_out+=("$line")
 done
-exec {SYM[1]}>&-
+eval "exec ${SYM[1]}>&-"
 wait "$SYM_PID" 2>/dev/null || true
 if [ "${coproc_out[0]-}" = "0x$outer names_outer+0x0" ] &&
 	[ "${coproc_out[1]-}" = "0x$cxx ns::Box<long>::get(long, int) const+0x0" ] &&
