@@ -120,10 +120,20 @@ static FILE *map_open_trusted(const char *path, uid_t owner, char *why, size_t w
 		errno = err;
 		return NULL;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !libaddrres_owner_trusted(&st, owner)) {
-		snprintf(why, why_sz, S_ISREG(st.st_mode) ?
-			 "owned by uid %u, neither this user, root nor the process's user: not read" :
-			 "not a regular file", (unsigned int)st.st_uid);
+	if (fstat(fd, &st)) {
+		err = errno;
+		snprintf(why, why_sz, "fstat: %s", strerror(err));
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || !libaddrres_owner_trusted(&st, owner)) {
+		if (S_ISREG(st.st_mode))
+			snprintf(why, why_sz,
+				 "owned by uid %u, neither this user, root nor the process's user: not read",
+				 (unsigned int)st.st_uid);
+		else
+			snprintf(why, why_sz, "not a regular file");
 		close(fd);
 		errno = EPERM;
 		return NULL;
