@@ -91,6 +91,34 @@ static bool fd_left(struct elf_file *f)
 }
 
 /*
+ * Whether libdwfl is looking for the dwz file of @f's own DWARF (a file
+ * that carries DWARF and a .gnu_debugaltlink): it names the file from that
+ * section, with no CRC.  (Once a debug file was found, debug_found says
+ * the next search is for its dwz file.)
+ */
+static bool altlink_lookup(struct elf_file *f, const char *debuglink_file, GElf_Word crc)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!debuglink_file || crc || !f->elf || elf_getshdrstrndx(f->elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		const char *name;
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(f->elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".gnu_debugaltlink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		return d && d->d_buf && d->d_size > strlen(debuglink_file) &&
+		       !memcmp(d->d_buf, debuglink_file, strlen(debuglink_file) + 1);
+	}
+	return false;
+}
+
+/*
  * Whether the debug file of @f that libdwfl's search by build ID finds
  * first (DIR/.build-id/ab/cdef....debug, in the order of its absolute
  * debug directories) is over &addrres_elf_opts.max_inflated.
@@ -109,6 +137,9 @@ static bool debug_by_build_id_over_cap(struct elf_file *f)
 		bool over;
 
 		end = strchrnul(dir, ':');
+		/* libdwfl's "+" and "-" (CRC checks) before a directory: its search strips them. */
+		while (dir < end && (*dir == '+' || *dir == '-'))
+			dir++;
 		if (*dir != '/')
 			continue;
 		len = snprintf(path, sizeof(path), "%.*s/.build-id/%.2s/%s.debug", (int)(end - dir),
@@ -145,7 +176,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	/* libaddrres_elf_file_new() made the module's userdata its file. */
 	struct elf_file *f = *userdata;
-	bool alt = f && f->debug_found;
+	bool alt = f && (f->debug_found || altlink_lookup(f, debuglink_file, debuglink_crc));
 	int fd;
 
 	/*
@@ -177,6 +208,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	 */
 	if (f && !alt && f->in_getdwarf && debug_by_build_id_over_cap(f))
 		return -1;
+	/* Its errno says whether it ran out of descriptors: not one from before. */
+	errno = 0;
 	if (urls && *urls && !(f && f->owner->debuginfod)) {
 		/* libdwfl looks for it for the symbols, then again for DWARF. */
 		if (f && !f->told_debuginfod)
@@ -192,16 +225,15 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 						  debuglink_file, debuglink_crc, debuginfo_file_name);
 	}
 	/*
-	 * Found for DWARF alone (the file has a .symtab of its own), or the
-	 * dwz file of a debug file: libdw decompresses it the moment it is
-	 * given, before the library could look, so the cap is applied here.
+	 * Found for DWARF alone (the file has a .symtab of its own), not by
+	 * build ID (weighed before the search): by its .gnu_debuglink name.
+	 * libdw decompresses it the moment it is given, so the cap is
+	 * applied here; libdwfl opened nothing of it yet.  A dwz file found
+	 * by build ID is libdwfl's as soon as its search returns, whatever
+	 * is returned here: it is weighed but not refused (a gap, said at
+	 * &addrres_elf_opts.max_inflated).
 	 */
-	if (f && fd >= 0 && f->in_getdwarf && f->dwarf_capped) {
-		/* Found by build ID: libdwfl already took its ELF for the module. */
-		close(fd);
-		return -1;
-	}
-	if (f && fd >= 0 && f->in_getdwarf &&
+	if (f && fd >= 0 && f->in_getdwarf && !alt &&
 	    libaddrres_elf_fd_over_cap(f, fd, *debuginfo_file_name ? *debuginfo_file_name :
 								   debuglink_file ? debuglink_file : modname,
 				       true)) {
@@ -210,6 +242,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		*debuginfo_file_name = NULL;
 		return -1;
 	}
+	if (f && fd >= 0 && f->in_getdwarf && alt)
+		libaddrres_elf_fd_over_cap(f, fd, debuglink_file ? debuglink_file : modname, true);
 	if (f && fd < 0 && (errno == EMFILE || errno == ENFILE))
 		starved(f, file_name ? file_name : modname);
 	/* The cache's copy is written once its DWARF is decompressed (libaddrres_elf_dwarf()). */

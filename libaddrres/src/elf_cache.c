@@ -567,6 +567,9 @@ int libaddrres_elf_file_keep(struct addrres_elf *e, struct elf_file *f, const ch
 {
 	struct elf_file *had = libaddrres_elf_map_get(&e->files, fk);
 
+	/* The one cached may have been rewritten since (the same build ID, another size): checked. */
+	if (had && had != f && libaddrres_elf_file_pin(e, had))
+		had = NULL;
 	if (had) {
 		/* One read twice: the new one goes (not one the cache holds already). */
 		if (had != f && !f->cached)

@@ -22,7 +22,9 @@
  *    file, and a reader never sees half of one;
  *  - a copy is read only if it is a regular file owned by this user or
  *    root, has the build ID it is named by, and is as long as its own
- *    headers say (a copy cut short, by a crash say, is not read).
+ *    headers say (a copy cut short, by a crash say, is not read), and one
+ *    refused so is replaced by the next copy written;
+ *  - a copy is as readable as the debug file it copies, no more.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -142,9 +144,11 @@ int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name)
 			elf_end(elf);
 	}
 	if (!ok || asprintf(name, "%s/%s/%s", dir, cn.sub, cn.leaf) < 0) {
-		if (!ok)
+		if (!ok) {
 			libaddrres_print(ADDRRES_INFO, "%s/%s/%s: not read: not a whole copy of that build ID, owned by this user or root",
 					 dir, cn.sub, cn.leaf);
+			f->cache_copy_bad = true;
+		}
 		close(fd);
 		return -1;
 	}
@@ -156,13 +160,13 @@ int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name)
  * an O_TMPFILE, or where the file system has none, a name of its own
  * made with O_EXCL into @tmp (else @tmp is "").  An fd or a negative errno.
  */
-static int tmp_open(int sfd, const char *leaf, char *tmp, size_t tmp_sz)
+static int tmp_open(int sfd, const char *leaf, mode_t mode, char *tmp, size_t tmp_sz)
 {
 	static unsigned int seq;
 	int fd;
 
 	tmp[0] = '\0';
-	fd = openat(sfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	fd = openat(sfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd < 0 ? -errno : fd;
 	for (int tries = 0; tries < 64; tries++) {
@@ -172,7 +176,7 @@ static int tmp_open(int sfd, const char *leaf, char *tmp, size_t tmp_sz)
 		snprintf(tmp, tmp_sz, ".%s.%d.%lx.%x", leaf, (int)getpid(), (unsigned long)ts.tv_nsec,
 			 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
 		/* O_EXCL: never a file, or a symlink, that is there already. */
-		fd = openat(sfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = openat(sfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
@@ -209,6 +213,8 @@ int libaddrres_elf_debug_cache_add(struct elf_file *f, Elf *debug, const char *n
 	const char *dir = f->owner->debug_cache_dir;
 	char tmp[sizeof(((struct cache_name *)0)->leaf) + 64];
 	struct cache_name cn;
+	mode_t mode = 0600;
+	struct stat st;
 	int sfd, fd, err;
 
 	if (!dir || !f->facts.build_id_size)
@@ -219,13 +225,25 @@ int libaddrres_elf_debug_cache_add(struct elf_file *f, Elf *debug, const char *n
 		err = sfd;
 		goto fail;
 	}
-	fd = tmp_open(sfd, cn.leaf, tmp, sizeof(tmp));
+	/*
+	 * As readable as the debug file it copies, no more: the directory
+	 * may be shared, and the reader privileged.  A copy the next reader
+	 * refused (cut short, another user's, a symlink) goes first.
+	 */
+	if (f->held[1].fd >= 0 && !fstat(f->held[1].fd, &st))
+		mode = st.st_mode & 0644;
+	if (f->cache_copy_bad)
+		unlinkat(sfd, cn.leaf, 0);
+	fd = tmp_open(sfd, cn.leaf, mode, tmp, sizeof(tmp));
 	if (fd < 0) {
 		err = fd;
 		close(sfd);
 		goto fail;
 	}
 	err = libaddrres_elf_inflate(debug, fd);
+	/* On disk before it has its name: a crash leaves no copy cut short. */
+	if (!err && fsync(fd))
+		err = -errno;
 	if (!err)
 		err = tmp_install(sfd, fd, tmp, cn.leaf);
 	close(fd);

@@ -125,6 +125,7 @@ struct elf_file {
 	struct held_fd held[3];
 	bool told_debuginfod;		/* the message of find_debuginfo() printed */
 	bool debug_found;		/* find_debuginfo() gave its debug file */
+	bool cache_copy_bad;		/* the debug cache's copy of it was not read: replace it */
 	bool dwarf_used;		/* lines or inlines asked: libdw read its DWARF */
 	bool cached;			/* in the cache's list: it owns the file */
 	bool dwarf_checked;		/* line_err is known */

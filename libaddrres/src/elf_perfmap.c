@@ -171,7 +171,8 @@ static FILE *perf_map_open(int pid, char *path, size_t path_sz, char *why, size_
 	in_ns = ns_pid(pid);
 	snprintf(path, path_sz, "/proc/%d/root/tmp/perf-%d.map", pid, in_ns);
 	f = map_open_trusted(path, owner, why, why_sz);
-	if (f || in_ns != pid || (errno != EACCES && errno != EPERM) || owner == (uid_t)-1)
+	/* Refused for its owner, or not there: said so, not looked for elsewhere. */
+	if (f || in_ns != pid || errno != EACCES || owner == (uid_t)-1)
 		return f;
 	/* Its root not ours to follow: our /tmp, where it is the same PID. */
 	snprintf(path, path_sz, "/tmp/perf-%d.map", pid);

@@ -10,8 +10,8 @@
  * and gcc objects lines only for the latter.  Where libdwfl finds no
  * line, the library looks the address up in an index of every unit's
  * own ranges (DW_AT_low_pc/high_pc or DW_AT_ranges), as llvm-symbolizer
- * and elfutils 0.191 do, built on the file's first such miss, and takes
- * the line from that unit's line table.
+ * and elfutils 0.191 do, built on the file's first line, and takes the
+ * line from that unit's line table.
  *
  * The same index keeps libdw from answering past a unit's code: libdw
  * 0.188 gives an address just past a line sequence the sequence's last
@@ -28,6 +28,9 @@
 #include <elfutils/libdw.h>
 
 #include "elf_internal.h"
+
+/* How many ranges below an address libaddrres_elf_unit_holds() looks at. */
+#define UNIT_SCAN_MAX 256
 
 static int cmp_unit_range(const void *a, const void *b)
 {
@@ -144,9 +147,15 @@ bool libaddrres_elf_unit_holds(struct elf_file *f, Dwarf_Off cu, uint64_t addr)
 	}
 	if (!bsearch(&cu, f->ranged_units, f->nr_ranged_units, sizeof(cu), cmp_off))
 		return true;
-	for (size_t j = units_upto(f, addr); j > 0; j--) {
+	/*
+	 * The ranges that start below @addr, nearest first: a few hold it.
+	 * Past UNIT_SCAN_MAX of them, libdw is believed rather than scanned.
+	 */
+	for (size_t j = units_upto(f, addr), seen = 0; j > 0; j--, seen++) {
 		const struct unit_range *r = &f->units[j - 1];
 
+		if (seen == UNIT_SCAN_MAX)
+			return true;
 		if (r->cu == cu && addr < r->hi)
 			return true;
 	}

@@ -42,6 +42,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
 
 #include <addrres/addrres.h>
@@ -2866,11 +2867,14 @@ static void test_debug_cache_copy_checked(struct test *t, const void *arg)
 	r = cached_resolve(&c);
 	CHECK_INT(t, r.err, 0);
 	CHECK(t, r.line_ok && r.inflated == 0);
-	/* cut short (a crash while it was written, a full disk): not read */
+	/* cut short (a crash while it was written, a full disk): not read, and replaced */
 	CHECK(t, !stat(copy, &st) && !truncate(copy, st.st_size - 64));
 	r = cached_resolve(&c);
 	CHECK_INT(t, r.err, 0);
 	CHECK(t, r.line_ok && r.inflated > 0);
+	r = cached_resolve(&c);
+	CHECK_INT(t, r.err, 0);
+	CHECK(t, r.line_ok && r.inflated == 0);
 	/* another file under its name (another build ID): not read */
 	CHECK_INT(t, copy_file(out_file("pie"), copy), 0);
 	r = cached_resolve(&c);
@@ -3253,12 +3257,31 @@ out:
  * the cache (libdwfl asks the same callback for both), with a cache
  * directory or without, its first handle or a later one.
  */
+/* The debug file of @lib by its build ID in @dir (DIR/.build-id/ab/cdef....debug), into @path. */
+static bool debug_file_of(const char *lib, const char *dir, char *path, size_t sz)
+{
+	int fd = open(lib, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	char hex[2 * ADDRRES_BUILD_ID_MAX + 1] = "";
+	const unsigned char *id;
+	ssize_t n = elf ? dwelf_elf_gnu_build_id(elf, (const void **)&id) : -1;
+
+	for (ssize_t i = 0; i < n && i < ADDRRES_BUILD_ID_MAX; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sz, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	return n > 1 && !access(path, R_OK);
+}
+
 static void test_dwz_alt_file(struct test *t, const void *arg)
 {
 	const struct addrres_elf_sym *s[1];
 	struct addrres_elf *e = NULL;
 	struct nm_sym func;
-	char lib[PATH_MAX], dirs[PATH_MAX], cache[PATH_MAX];
+	char lib[PATH_MAX], dirs[PATH_MAX], cache[PATH_MAX], debug[PATH_MAX + 64];
 	struct stat st;
 	uint64_t off;
 	unsigned int call;
@@ -3274,15 +3297,25 @@ static void test_dwz_alt_file(struct test *t, const void *arg)
 	NM(t, "dwz-a.so.nm", "fixture_dwz_a", &func);
 	call = marker_line("elf/dwz-a.c", "fixture_dwz_a_calls");
 	CHECK(t, call > 0);
-	for (int handle = 0; handle < 3; handle++) {
+	CHECK(t, debug_file_of(lib, dirs, debug, sizeof(debug)));
+	for (int handle = 0; handle < 4; handle++) {
+		ADDRRES_OPTS(addrres_elf_resolve_opts, ro, .elf_addrs = true);
 		bool found = false;
 
-		/* without a cache; then the cache's writer, then its reader */
+		/*
+		 * without a cache; then the cache's writer, then its reader;
+		 * then the debug file itself, which carries the DWARF and names
+		 * the dwz file: the cache's copy of its build ID is not that
+		 */
 		o.debug_cache_dir = handle ? cache : NULL;
 		CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
 		for (uint64_t a = func.value; a < func.value + func.size && !found; a++) {
-			OFFSET(t, lib, a, &off);
-			CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+			if (handle == 3) {
+				CHECK_ERR(t, addrres_elf__resolve(e, debug, &a, 1, s, &ro), 0);
+			} else {
+				OFFSET(t, lib, a, &off);
+				CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+			}
 			found = s[0] && s[0]->nr_inlined == 1;
 		}
 		if (!found)
@@ -3764,6 +3797,50 @@ out:
 }
 
 /*
+ * A file rewritten in place with another of the same build ID and
+ * another size (strip over the unstripped file): the next call by path
+ * reads it again, and the one cached under that build ID is checked
+ * before it is taken instead (its mapping now runs past the file's end).
+ */
+static void test_cache_rewritten_same_build_id(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym func;
+	char path[PATH_MAX], msg[512], why[128];
+	uint64_t off;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(path, sizeof(path), "%s", out_file("rewritten-strip.so"));
+	NM(t, "lib.so.nm", "fixture_lib_func", &func);
+	OFFSET(t, out_file("lib.so"), func.value, &off);
+	CHECK_INT(t, copy_file(out_file("lib.so"), path), 0);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	RESOLVE(t, e, path, NULL, 0, &off, 1, s, msg);
+	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
+	/* the stripped file over it: the same inode and build ID, fewer bytes */
+	{
+		int in = open(out_file("lib-stripped.so"), O_RDONLY | O_CLOEXEC);
+		int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		char buf[65536];
+		ssize_t n;
+
+		CHECK(t, in >= 0 && fd >= 0);
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			CHECK(t, write(fd, buf, (size_t)n) == n);
+		close(in);
+		close(fd);
+	}
+	/* another address than before (the first one's answer is kept with the old file) */
+	off += 1;
+	if (!resolve_in_child(e, path, NULL, off, 0, "fixture_lib_func", why, sizeof(why)))
+		FAIL(t, "%s", why);
+out:
+	addrres_elf__free(e);
+}
+
+/*
  * A debug file rewritten in place (shrunk to no ELF) after the file's
  * symbols were read from it: the next call, by path, does not read it
  * through its old mapping but reads the file again, whose symbols then
@@ -4118,6 +4195,7 @@ static struct test tests[] = {
 	CASE(test_cache_rewritten_in_place),
 	CASE(test_cache_rewritten_vma),
 	CASE(test_cache_debug_file_rewritten),
+	CASE(test_cache_rewritten_same_build_id),
 	CASE(test_cache_touched),
 	CASE(test_cache_max_files),
 	CASE(test_cache_max_bytes),

@@ -769,7 +769,9 @@ enum addrres_elf_symtab {
  *	decompress to: its sections compressed with zlib or zstd
  *	(SHF_COMPRESSED) or the old way (.zdebug_*), counted from their
  *	headers before any is decompressed, in the file and, apart, in its
- *	debug file (and a dwz file shared by debug files).  Past it, libdw
+ *	debug file.  (A dwz file, shared by debug files, is weighed but not
+ *	refused when found by build ID: libdwfl takes it as it finds it.)
+ *	Past it, libdw
  *	never sees those sections: the file's symbols stay, its lines go
  *	(&addrres_elf_sym.line_err -EFBIG) and the print function gets a
  *	warning naming the file.  A few kilobytes of zlib can stand for a
