@@ -771,6 +771,30 @@ static int copy_file(const char *from, const char *to)
 }
 
 /*
+ * Write the bytes of @from over @to, truncated: the same inode, as a
+ * file rewritten in place is (copy_file() makes a new one): 0 or -1.
+ */
+static int overwrite_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	char buf[65536];
+	ssize_t n = -1;
+
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	}
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return n == 0 ? 0 : -1;
+}
+
+/*
  * A child running a copy of sleep(1) at @path: its pid, and in @vma (name
  * in @name) the VMA of its code, at @addr; 0 if it could not be set up.
  */
@@ -3657,19 +3681,8 @@ static void test_cache_rewritten_in_place(struct test *t, const void *arg)
 	RESOLVE(t, e, path, NULL, 0, &off, 1, s, msg);
 	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
 	CHECK(t, !stat(path, &before));
-	/* copy_file() rewrites in place? it unlinks: write over it instead */
-	{
-		int in = open(out_file("pie"), O_RDONLY | O_CLOEXEC);
-		int out = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		char buf[65536];
-		ssize_t n;
-
-		CHECK(t, in >= 0 && out >= 0);
-		while ((n = read(in, buf, sizeof(buf))) > 0)
-			CHECK(t, write(out, buf, (size_t)n) == n);
-		close(in);
-		close(out);
-	}
+	/* copy_file() unlinks: write over it instead */
+	CHECK_INT(t, overwrite_file(out_file("pie"), path), 0);
 	CHECK(t, !stat(path, &after) && after.st_ino == before.st_ino);
 	OFFSET(t, out_file("pie"), glob.value, &off);
 	RESOLVE(t, e, path, NULL, 0, &off, 1, s, msg);
@@ -3777,19 +3790,7 @@ static void test_cache_rewritten_vma(struct test *t, const void *arg)
 	if (!resolve_in_child(e, NULL, &vma, vma.start + stat_off, -ENOEXEC, NULL, why, sizeof(why)))
 		FAIL(t, "shrunk: %s", why);
 	/* another ELF now, the same inode: its symbols */
-	CHECK(t, !truncate(path, 0));
-	{
-		int in = open(out_file("pie"), O_RDONLY | O_CLOEXEC);
-		char buf[65536];
-		ssize_t n;
-
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		CHECK(t, in >= 0 && fd >= 0);
-		while ((n = read(in, buf, sizeof(buf))) > 0)
-			CHECK(t, write(fd, buf, (size_t)n) == n);
-		close(in);
-		close(fd);
-	}
+	CHECK_INT(t, overwrite_file(out_file("pie"), path), 0);
 	if (!resolve_in_child(e, NULL, &vma, vma.start + glob_off, 0, "fixture_global", why, sizeof(why)))
 		FAIL(t, "another ELF: %s", why);
 out:
@@ -3820,18 +3821,7 @@ static void test_cache_rewritten_same_build_id(struct test *t, const void *arg)
 	RESOLVE(t, e, path, NULL, 0, &off, 1, s, msg);
 	CHECK_SYM(t, s[0], "fixture_lib_func", func, 0, ADDRRES_ELF_SYMTAB_SYMTAB);
 	/* the stripped file over it: the same inode and build ID, fewer bytes */
-	{
-		int in = open(out_file("lib-stripped.so"), O_RDONLY | O_CLOEXEC);
-		int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		char buf[65536];
-		ssize_t n;
-
-		CHECK(t, in >= 0 && fd >= 0);
-		while ((n = read(in, buf, sizeof(buf))) > 0)
-			CHECK(t, write(fd, buf, (size_t)n) == n);
-		close(in);
-		close(fd);
-	}
+	CHECK_INT(t, overwrite_file(out_file("lib-stripped.so"), path), 0);
 	/* another address than before (the first one's answer is kept with the old file) */
 	off += 1;
 	if (!resolve_in_child(e, path, NULL, off, 0, "fixture_lib_func", why, sizeof(why)))
