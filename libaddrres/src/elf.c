@@ -91,6 +91,27 @@ static bool fd_left(struct elf_file *f)
 }
 
 /*
+ * DIR/.build-id/ab/cdef...@suffix for the element [@dir, @end) of the
+ * debug directories, into @path: false for an element that is not an
+ * absolute directory (past libdwfl's "+" and "-" CRC prefixes, which its
+ * search strips too; a relative one is relative to a file) or a path too
+ * long.
+ */
+static bool build_id_path(const char *dir, const char *end, const char *hex, const char *suffix,
+			  char *path, size_t sz)
+{
+	int len;
+
+	while (dir < end && (*dir == '+' || *dir == '-'))
+		dir++;
+	if (dir == end || *dir != '/')
+		return false;
+	len = snprintf(path, sz, "%.*s/.build-id/%.2s/%s%s", (int)(end - dir), dir, hex, hex + 2,
+		       suffix);
+	return len > 0 && (size_t)len < sz;
+}
+
+/*
  * Whether libdwfl is looking for the dwz file of @f's own DWARF (a file
  * that carries DWARF and a .gnu_debugaltlink): it names the file from that
  * section, with no CRC.  (Once a debug file was found, debug_found says
@@ -130,21 +151,13 @@ static bool debug_by_build_id_over_cap(struct elf_file *f)
 
 	if (!f->facts.build_id_size)
 		return false;
-	for (size_t i = 0; i < f->facts.build_id_size; i++)
-		snprintf(hex + 2 * i, 3, "%02x", f->facts.build_id[i]);
+	libaddrres_hex(f->facts.build_id, f->facts.build_id_size, hex);
 	for (; *dir; dir = *end ? end + 1 : end) {
-		int len, fd;
 		bool over;
+		int fd;
 
 		end = strchrnul(dir, ':');
-		/* libdwfl's "+" and "-" (CRC checks) before a directory: its search strips them. */
-		while (dir < end && (*dir == '+' || *dir == '-'))
-			dir++;
-		if (*dir != '/')
-			continue;
-		len = snprintf(path, sizeof(path), "%.*s/.build-id/%.2s/%s.debug", (int)(end - dir),
-			       dir, hex, hex + 2);
-		if (len < 0 || (size_t)len >= sizeof(path))
+		if (!build_id_path(dir, end, hex, ".debug", path, sizeof(path)))
 			continue;
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -386,18 +399,11 @@ static int open_by_build_id(struct addrres_elf *e, const unsigned char *id, size
 	const char *dir = e->debug_dirs, *end;
 	int err = -ENOENT;
 
-	for (size_t i = 0; i < size; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	libaddrres_hex(id, size, hex);
 	for (; *dir; dir = *end ? end + 1 : end) {
 		end = strchrnul(dir, ':');
-		/* Relative ones are relative to a file: there is none. */
-		if (*dir != '/')
-			continue;
 		for (size_t k = 0; k < 2; k++) {
-			int len = snprintf(path, path_sz, "%.*s/.build-id/%.2s/%s%s",
-					   (int)(end - dir), dir, hex, hex + 2, suffixes[k]);
-
-			if (len < 0 || (size_t)len >= path_sz)
+			if (!build_id_path(dir, end, hex, suffixes[k], path, path_sz))
 				continue;
 			*fdp = libaddrres_elf_open_retry(e, path);
 			if (*fdp >= 0)

@@ -49,8 +49,7 @@ static void cache_name(const unsigned char *id, size_t n, struct cache_name *cn)
 {
 	char hex[2 * ADDRRES_BUILD_ID_MAX + 1];
 
-	for (size_t i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	libaddrres_hex(id, n, hex);
 	snprintf(cn->sub, sizeof(cn->sub), "%.2s", hex);
 	snprintf(cn->leaf, sizeof(cn->leaf), "%s.debug", hex + 2);
 }

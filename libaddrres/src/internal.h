@@ -176,6 +176,9 @@ int libaddrres_open_mapped_file(int pid, const struct addrres_vma *v, const char
 struct stat;
 bool libaddrres_owner_trusted(const struct stat *st, uid_t also);
 
+/* The @n bytes at @id as lower-case hex into @hex (2 * @n + 1 bytes). */
+void libaddrres_hex(const unsigned char *id, size_t n, char *hex);
+
 /* A handle's stats into a caller's, by its sz (util.c). */
 int libaddrres_stats_copy(void *stats, const void *ours, size_t ours_sz);
 

@@ -434,6 +434,17 @@ int libaddrres_open_mapped_file(int pid, const struct addrres_vma *v, const char
 	return stale ? -ESTALE : fd;
 }
 
+void libaddrres_hex(const unsigned char *id, size_t n, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		hex[2 * i] = digits[id[i] >> 4];
+		hex[2 * i + 1] = digits[id[i] & 0xf];
+	}
+	hex[2 * n] = '\0';
+}
+
 bool libaddrres_owner_trusted(const struct stat *st, uid_t also)
 {
 	return st->st_uid == geteuid() || st->st_uid == 0 || (also != (uid_t)-1 && st->st_uid == also);
