@@ -85,24 +85,33 @@ static const struct {
 	{ " (addrres_elf_opts.max_debugdata)", "" },
 	{ " (addrres_elf_opts.max_inflated)", "" },
 	{ " (addrres_elf_resolve_opts.elf_addrs)", "" },
+	{ " (addrres_elf_resolve_opts.section)", " (--section)" },
 };
 
-static int print_library(enum addrres_print_level level, const char *fmt, va_list args)
+/* @text (of @size bytes) with the API's option names in addrres's words. */
+static void user_words(char *text, size_t size)
 {
-	char text[2048], *at;
+	char *at;
 
-	if (level == ADDRRES_DEBUG || (level == ADDRRES_INFO && quiet))
-		return 0;
-	vsnprintf(text, sizeof(text), fmt, args);
 	for (size_t i = 0; i < sizeof(option_words) / sizeof(option_words[0]); i++) {
 		size_t len = strlen(option_words[i].api);
 
 		at = strstr(text, option_words[i].api);
-		if (!at || strlen(text) - len + strlen(option_words[i].cli) >= sizeof(text))
+		if (!at || strlen(text) - len + strlen(option_words[i].cli) >= size)
 			continue;
 		memmove(at + strlen(option_words[i].cli), at + len, strlen(at + len) + 1);
 		memcpy(at, option_words[i].cli, strlen(option_words[i].cli));
 	}
+}
+
+static int print_library(enum addrres_print_level level, const char *fmt, va_list args)
+{
+	char text[2048];
+
+	if (level == ADDRRES_DEBUG || (level == ADDRRES_INFO && quiet))
+		return 0;
+	vsnprintf(text, sizeof(text), fmt, args);
+	user_words(text, sizeof(text));
 	return fputs(text, stderr);
 }
 
@@ -119,6 +128,7 @@ static const char usage_text[] =
 "Commands:\n"
 "  kaddr [ADDR...]         the kernel symbol holding each address:\n"
 "                            ADDR SYMBOL+0xOFFSET [MODULE]... {OBJECT}\n"
+"                          with --lines, then FILE:LINE (inlined...)\n"
 "  kname [NAME...]         the kernel symbols of each name, one line each:\n"
 "                            ADDR TYPE SYMBOL [MODULE]... {OBJECT}\n"
 "                          NAME may be qualified: \"NAME [MODULE] {OBJECT}\",\n"
@@ -129,8 +139,9 @@ static const char usage_text[] =
 "                          until SIGINT or SIGTERM:\n"
 "                            CALLS ADDR SYMBOL [MODULE]... {OBJECT}\n"
 "  elf -e FILE [ADDR...]   the ELF symbol of each ELF address (nm's; with\n"
-"                          --offsets, file offset) of FILE, or of the file of\n"
-"                          a build ID (-B): ADDR SYMBOL+0xOFFSET FILE:LINE\n"
+"                          --offsets, file offset; with --section, offset in\n"
+"                          a section) of FILE, or of the file of a build ID\n"
+"                          (-B): ADDR SYMBOL+0xOFFSET FILE:LINE\n"
 "  maps -p PID [ADDR...]   the mapping and ELF symbol of each address of PID:\n"
 "                            ADDR PATH+0xFILE_OFFSET SYMBOL+0xOFFSET FILE:LINE\n"
 "                          (\"?? (WHY)\" for no symbol; a newline in a path\n"
@@ -155,6 +166,23 @@ static const char usage_text[] =
 "      --kallmodsyms=FILE  read FILE instead of /proc/kallmodsyms\n"
 "      --kallsyms=FILE     read FILE instead of /proc/kallsyms\n"
 "      --modules=FILE      read FILE instead of /proc/modules\n"
+"\n"
+"kaddr:\n"
+"  -l, --lines             also the source file and line of each address, and\n"
+"                          the functions inlined there, from the DWARF of the\n"
+"                          running kernel's vmlinux or of the loaded module's\n"
+"                          .ko, files of the build IDs the kernel shows\n"
+"                          (KASLR and module sections from kallsyms and\n"
+"                          /sys/module/*/sections: root's)\n"
+"      --build-dir=DIR     look first in the kernel's build directory (O=):\n"
+"                          DIR/vmlinux, modules at their modules.order paths;\n"
+"                          then the debug directories by build ID, Debian's\n"
+"                          /usr/lib/debug/boot/vmlinux-RELEASE and\n"
+"                          /usr/lib/debug/lib/modules/RELEASE/..., the\n"
+"                          modules in /lib/modules/RELEASE\n"
+"      --vmlinux=FILE      the kernel image: that file only\n"
+"  -L, --no-inlines, --no-demangle, --debug-dirs=DIRS, --cache-dir=DIR\n"
+"                          as for maps\n"
 "\n"
 "kname:\n"
 "  -a, --attach=FORM       for the one match of each name, print how a tool\n"
@@ -190,7 +218,8 @@ static const char usage_text[] =
 "      --maps=FILE         read a saved copy of the maps text instead\n"
 "\n"
 "elf (offline: a file's offsets, or a build ID's):\n"
-"  -e, --exe=FILE          the executable or shared library\n"
+"  -e, --exe=FILE          the executable, shared library, object file or\n"
+"                          kernel module\n"
 "  -B, --build-id=HEX      the file of that build ID in the debug directories\n"
 "                          (DIR/.build-id/xx/yyyy, else its .debug file);\n"
 "                          with -e, the build ID FILE must have\n"
@@ -198,6 +227,8 @@ static const char usage_text[] =
 "                          eu-addr2line -e's, the default since 0.3; -a,\n"
 "                          --addresses still says so); a debug file alone has\n"
 "                          no file offsets\n"
+"      --section=NAME      ADDRs are offsets in section NAME (eu-addr2line -j):\n"
+"                          an object file or kernel module is asked so\n"
 "  -L, --no-lines, --no-inlines, --no-demangle, --debug-dirs=DIRS,\n"
 "      --cache-dir=DIR     as for maps\n"
 "      --debuginfod        ask the servers of $DEBUGINFOD_URLS for a debug file\n"
@@ -669,21 +700,6 @@ static int unknown_option(char **argv)
 	return usage_error("%s: unknown option or missing argument", argv[0]);
 }
 
-static int kernel_opts__parse(struct kernel_opts *ko, int argc, char **argv, int *first_arg)
-{
-	static const struct option longopts[] = { KERNEL_LONGOPTS, { NULL, 0, NULL, 0 } };
-	int c, ret;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, KERNEL_SHORTOPTS, longopts, NULL)) != -1) {
-		ret = kernel_opts__apply(ko, c, optarg);
-		if (ret)
-			return ret < 0 ? unknown_option(argv) : ret;
-	}
-	*first_arg = optind;
-	return EXIT_RESOLVED;
-}
-
 /* Read a sysctl's value for a message; "?" if it cannot be read. */
 static void read_sysctl(const char *path, char *buf, size_t size)
 {
@@ -792,66 +808,6 @@ static void ksym__print_json_fields(const struct addrres_ksym *sym, bool sized)
 		json_hex("size", sym->size);
 	else
 		fputs("\"size\":null", stdout);
-}
-
-static int cmd_kaddr(int argc, char **argv)
-{
-	struct kernel_opts ko = { .open = { .sz = sizeof(ko.open) } };
-	const struct addrres_ksym *sym;
-	struct addrres_ksyms *ks = NULL;
-	int ret, first = 0, err;
-	struct args a;
-	uint64_t addr, off;
-	char *tok;
-
-	ret = kernel_opts__parse(&ko, argc, argv, &first);
-	if (ret)
-		return ret;
-	ret = kernel__open(&ko, &ks);
-	if (ret)
-		return ret;
-	args__init(&a, argc - first, argv + first);
-	/* Each answer out before the input is waited for again. */
-	for (; (tok = args__next(&a)); out__flush_if_waited_for(&a)) {
-		if (!parse_addr(tok, &addr)) {
-			ret = worse(ret, malformed_addr(&a, tok));
-			malformed__print(ko.json, tok);
-			continue;
-		}
-		err = addrres_ksyms__find_addr(ks, addr, &sym, &off);
-		if (err && err != -ENOENT) {
-			msg("0x%" PRIx64 ": %s", addr, strerror(-err));
-			ret = EXIT_FAILURE_OTHER;
-			break;
-		}
-		if (err)
-			ret = worse(ret, EXIT_UNRESOLVED);
-		if (ko.json) {
-			putchar('{');
-			json_hex("address", addr);
-			if (!err) {
-				putchar(',');
-				ksym__print_json_fields(sym, addrres_ksyms__source(ks) ==
-							ADDRRES_KSYMS_SOURCE_KALLMODSYMS);
-				putchar(',');
-				json_hex("offset", off);
-			} else {
-				fputs(",\"symbol\":null", stdout);
-			}
-			puts("}");
-		} else if (!err) {
-			printf("0x%" PRIx64 " %s+0x%" PRIx64, addr, sym->name, off);
-			ksym__print_annotations(sym);
-			putchar('\n');
-		} else {
-			printf("0x%" PRIx64 " ??\n", addr);
-		}
-	}
-	if (!tok && ret != EXIT_FAILURE_OTHER && args__end(&a))
-		ret = EXIT_FAILURE_OTHER;
-	args__free(&a);
-	addrres_ksyms__free(ks);
-	return ret;
 }
 
 /* How a tool is told to probe a kernel address: kname --attach=FORM. */
@@ -1298,6 +1254,7 @@ struct sym_result {
 	const struct addrres_elf_inline *inlined;
 	size_t nr_inlined;
 	int line_err;		/* why there is no line where the file has DWARF */
+	const char *section;	/* the section elf_addr is an offset in (an object file's) */
 };
 
 /* Why a symbol has no line although its file has DWARF. */
@@ -1369,23 +1326,27 @@ static void inlined__print_text(const char *sym, const struct addrres_elf_inline
  * ,"symbol":{...} of an address that was looked up; "symbol":null where
  * none holds it, with "symbol_error" where its file could not be read.
  */
-static void sym_result__print_json(const struct sym_result *sr)
+static void sym_result__print_json(const struct sym_result *sr, const char *key)
 {
 	if (sr->err) {
-		fputs(",\"symbol\":null,\"symbol_error\":", stdout);
+		printf(",\"%s\":null,\"%s_error\":", key, key);
 		json_str(strerror(-sr->err));
 		return;
 	}
 	if (!sr->name) {
-		fputs(",\"symbol\":null", stdout);
+		printf(",\"%s\":null", key);
 		return;
 	}
-	fputs(",\"symbol\":{", stdout);
+	printf(",\"%s\":{", key);
 	json_path("name", sr->name);
 	putchar(',');
 	json_hex("offset", sr->offset);
 	putchar(',');
 	json_hex("elf_addr", sr->elf_addr);
+	if (sr->section) {
+		fputs(",\"section\":", stdout);
+		json_str(sr->section);
+	}
 	printf(",\"symtab\":\"%s\"", symtab__name(sr->symtab));
 	if (sr->src_file) {
 		putchar(',');
@@ -1398,6 +1359,20 @@ static void sym_result__print_json(const struct sym_result *sr)
 	if (sr->nr_inlined)
 		inlined__print_json(sr->inlined, sr->nr_inlined);
 	putchar('}');
+}
+
+/* " FILE:LINE (inlined...)" of a symbol, or " ??:0 (WHY)" where its DWARF could not be read. */
+static void sym_result__print_lines(const struct sym_result *sr)
+{
+	if (sr->src_file) {
+		putchar(' ');
+		text_str(sr->src_file);
+		printf(":%u", sr->line);
+	} else if (sr->line_err) {
+		printf(" ??:0 (%s)", line_err__text(sr->line_err));
+	}
+	if (sr->nr_inlined)
+		inlined__print_text(sr->name, sr->inlined, sr->nr_inlined);
 }
 
 /*
@@ -1414,15 +1389,7 @@ static void sym_result__print_text(const struct sym_result *sr)
 	putchar(' ');
 	text_str(sr->name);
 	printf("+0x%" PRIx64, sr->offset);
-	if (sr->src_file) {
-		putchar(' ');
-		text_str(sr->src_file);
-		printf(":%u", sr->line);
-	} else if (sr->line_err) {
-		printf(" ??:0 (%s)", line_err__text(sr->line_err));
-	}
-	if (sr->nr_inlined)
-		inlined__print_text(sr->name, sr->inlined, sr->nr_inlined);
+	sym_result__print_lines(sr);
 }
 
 /* The fields of @sym (NULL: none holds it) into @sr. */
@@ -1441,6 +1408,7 @@ static void sym_result__set(struct sym_result *sr, const struct addrres_elf_sym 
 	sr->inlined = sym->inlined;
 	sr->nr_inlined = sym->nr_inlined;
 	sr->line_err = sym->line_err;
+	sr->section = sym->section;
 }
 
 static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
@@ -1479,7 +1447,7 @@ static void maps__print_json(const struct maps_opts *mo, uint64_t addr,
 		json_hex("file_offset", vma__offset(vma, addr));
 	}
 	if (sr->tried)
-		sym_result__print_json(sr);
+		sym_result__print_json(sr, "symbol");
 	puts("}");
 }
 
@@ -1685,8 +1653,9 @@ out:
 /* ---- elf: offsets of a file, offline ---- */
 
 struct elf_cmd_opts {
-	bool json, addresses;
+	bool json, addresses, offsets_asked;
 	const char *path;
+	const char *section;	/* ADDRs are offsets in it (an object file's) */
 	unsigned char build_id[ADDRRES_BUILD_ID_MAX];
 	size_t build_id_size;
 	struct addrres_elf_opts elf;	/* the symbol options; sz set when parsed */
@@ -1718,6 +1687,7 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 		{ "build-id", required_argument, NULL, 'B' },
 		{ "addresses", no_argument, NULL, 'a' },
 		{ "offsets", no_argument, NULL, 'o' },
+		{ "section", required_argument, NULL, 'S' },
 		SYMBOL_LONGOPTS,
 		{ "debuginfod", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
@@ -1751,6 +1721,10 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 			break;
 		case 'o':
 			eo->addresses = false;
+			eo->offsets_asked = true;
+			break;
+		case 'S':
+			eo->section = optarg;
 			break;
 		case 'U':
 			eo->elf.debuginfod = true;
@@ -1761,6 +1735,11 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 	}
 	if (!eo->path && !eo->build_id_size)
 		return usage_error("elf: -e FILE or -B BUILD_ID is required");
+	if (eo->section && eo->offsets_asked)
+		return usage_error("elf: --section and --offsets: ADDRs are offsets in the section");
+	/* Offsets in the section, neither ELF addresses nor file offsets. */
+	if (eo->section)
+		eo->addresses = false;
 	*first_arg = optind;
 	return EXIT_RESOLVED;
 }
@@ -1769,17 +1748,23 @@ static int elf_cmd_opts__parse(struct elf_cmd_opts *eo, int argc, char **argv, i
 static int elf__error(const struct elf_cmd_opts *eo, const char *detail, int err)
 {
 	/* A debug file alone has no file offsets: the library's words, but its advice ours. */
-	const char *advice = err == -ENOEXEC && !eo->addresses ? strstr(detail, "; give ELF addresses") :
-								  NULL;
+	const char *advice = err == -ENOEXEC && !eo->addresses && !eo->section ?
+			     strstr(detail, "; give ELF addresses") : NULL;
+	char text[1024];
 
+	snprintf(text, sizeof(text), "%s", detail[0] ? detail : strerror(-err));
+	user_words(text, sizeof(text));
 	if (advice)
 		msg("%.*s; give ELF addresses (without --offsets)", (int)(advice - detail), detail);
 	else
-		msg("%s", detail[0] ? detail : strerror(-err));
+		msg("%s", text);
 	if (err == -EACCES || err == -EPERM)
 		return EXIT_PERMISSION;
 	if (err == -EOPNOTSUPP)
 		return EXIT_NO_FEATURE;
+	/* An object file asked without --section: how the command was used. */
+	if (err == -EINVAL)
+		return EXIT_USAGE;
 	return EXIT_FAILURE_OTHER;
 }
 
@@ -1787,15 +1772,16 @@ static void elf__print(const struct elf_cmd_opts *eo, uint64_t val,
 		       const struct addrres_elf_sym *sym)
 {
 	struct sym_result sr = { 0 };
+	const char *none = eo->section ? "past the end of the section" : "in no segment of the file";
 
 	sym_result__set(&sr, sym);
 	if (eo->json) {
 		putchar('{');
-		json_hex(eo->addresses ? "address" : "offset", val);
+		json_hex(eo->section ? "section_offset" : eo->addresses ? "address" : "offset", val);
 		if (sym)
-			sym_result__print_json(&sr);
+			sym_result__print_json(&sr, "symbol");
 		else
-			fputs(",\"symbol\":null,\"symbol_error\":\"in no segment of the file\"", stdout);
+			printf(",\"symbol\":null,\"symbol_error\":\"%s\"", none);
 		puts("}");
 		return;
 	}
@@ -1803,7 +1789,7 @@ static void elf__print(const struct elf_cmd_opts *eo, uint64_t val,
 	if (sym)
 		sym_result__print_text(&sr);
 	else
-		fputs(" ?? (in no segment of the file)", stdout);
+		printf(" ?? (%s)", none);
 	putchar('\n');
 }
 
@@ -1825,7 +1811,7 @@ static int cmd_elf(int argc, char **argv)
 	eo.elf.errbuf_sz = sizeof(err);
 	ADDRRES_OPTS(addrres_elf_resolve_opts, ropts, .elf_addrs = eo.addresses,
 		     .build_id = eo.build_id_size ? eo.build_id : NULL,
-		     .build_id_size = eo.build_id_size);
+		     .build_id_size = eo.build_id_size, .section = eo.section);
 	args__init(&a, argc - first, argv + first);
 	r = addrres_elf__open(&eo.elf, &elf);
 	if (r) {
@@ -1879,6 +1865,167 @@ out:
 	addrres_elf__free(elf);
 	batch__free(&b);
 	args__free(&a);
+	return ret;
+}
+
+/* ---- kaddr: kernel addresses, with --lines their source lines ---- */
+
+/* kaddr's options: the kernel's, and with --lines where its files are. */
+struct kaddr_opts {
+	struct kernel_opts kernel;
+	bool lines;
+	struct addrres_elf_opts elf;		/* the symbol options; sz set when parsed */
+	struct addrres_elf_kernel_opts files;	/* --vmlinux, --build-dir */
+};
+
+static int kaddr_opts__parse(struct kaddr_opts *o, int argc, char **argv, int *first_arg)
+{
+	static const struct option longopts[] = {
+		KERNEL_LONGOPTS,
+		{ "lines", no_argument, NULL, 'l' },
+		{ "vmlinux", required_argument, NULL, 'V' },
+		{ "build-dir", required_argument, NULL, 'O' },
+		SYMBOL_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret;
+
+	o->elf.sz = sizeof(o->elf);
+	o->files.sz = sizeof(o->files);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, KERNEL_SHORTOPTS "lL", longopts, NULL)) != -1) {
+		if (symbol_opts__apply(&o->elf, c, optarg))
+			continue;
+		switch (c) {
+		case 'l':
+			o->lines = true;
+			continue;
+		case 'V':
+			o->files.vmlinux = optarg;
+			continue;
+		case 'O':
+			o->files.build_dir = optarg;
+			continue;
+		}
+		ret = kernel_opts__apply(&o->kernel, c, optarg);
+		if (ret)
+			return ret < 0 ? unknown_option(argv) : ret;
+	}
+	if (o->elf.no_lines)
+		o->lines = false;
+	*first_arg = optind;
+	return EXIT_RESOLVED;
+}
+
+/*
+ * The file, line and inlined functions of kernel address @addr with
+ * --lines: " FILE:LINE (inlined...)" in text, ,"lines":{...} in JSON; the
+ * reason there is none on stderr, once for each reason in a row.
+ */
+static int kaddr__print_lines(const struct kaddr_opts *o, struct addrres_elf *elf,
+			      const struct addrres_ksyms *ks, uint64_t addr, char *last_msg,
+			      size_t last_sz)
+{
+	const struct addrres_elf_sym *sym = NULL;
+	struct sym_result sr = { 0 };
+	int err = 0, r;
+
+	r = addrres_elf__resolve_kernel(elf, ks, &addr, 1, &sym, &err, &o->files);
+	if (r)
+		err = r;
+	if (err && strcmp(addrres_elf__errmsg(elf), last_msg)) {
+		msg("%s", addrres_elf__errmsg(elf));
+		snprintf(last_msg, last_sz, "%s", addrres_elf__errmsg(elf));
+	}
+	sym_result__set(&sr, err ? NULL : sym);
+	sr.err = err;
+	if (o->kernel.json) {
+		sym_result__print_json(&sr, "lines");
+	} else if (err) {
+		printf(" ?? (%s)", strerror(-err));
+	} else if (!sym) {
+		fputs(" ?? (in no section of its file)", stdout);
+	} else if (!sr.src_file && !sr.line_err) {
+		fputs(" ?? (no line)", stdout);
+	} else {
+		sym_result__print_lines(&sr);
+	}
+	return err || !sym || !sr.src_file ? EXIT_UNRESOLVED : EXIT_RESOLVED;
+}
+
+static int cmd_kaddr(int argc, char **argv)
+{
+	struct kaddr_opts o = { .kernel = { .open = { .sz = sizeof(o.kernel.open) } } };
+	struct kernel_opts *ko = &o.kernel;
+	const struct addrres_ksym *sym;
+	struct addrres_ksyms *ks = NULL;
+	struct addrres_elf *elf = NULL;
+	char ebuf[512], last_msg[512] = "";
+	int ret, first = 0, err;
+	struct args a;
+	uint64_t addr, off;
+	char *tok;
+
+	ret = kaddr_opts__parse(&o, argc, argv, &first);
+	if (ret)
+		return ret;
+	ret = kernel__open(ko, &ks);
+	if (ret)
+		return ret;
+	if (o.lines) {
+		o.elf.errbuf = ebuf;
+		o.elf.errbuf_sz = sizeof(ebuf);
+		err = addrres_elf__open(&o.elf, &elf);
+		if (err) {
+			msg("%s", ebuf);
+			addrres_ksyms__free(ks);
+			return err == -EOPNOTSUPP ? EXIT_NO_FEATURE : EXIT_FAILURE_OTHER;
+		}
+	}
+	args__init(&a, argc - first, argv + first);
+	/* Each answer out before the input is waited for again. */
+	for (; (tok = args__next(&a)); out__flush_if_waited_for(&a)) {
+		if (!parse_addr(tok, &addr)) {
+			ret = worse(ret, malformed_addr(&a, tok));
+			malformed__print(ko->json, tok);
+			continue;
+		}
+		err = addrres_ksyms__find_addr(ks, addr, &sym, &off);
+		if (err && err != -ENOENT) {
+			msg("0x%" PRIx64 ": %s", addr, strerror(-err));
+			ret = EXIT_FAILURE_OTHER;
+			break;
+		}
+		if (err)
+			ret = worse(ret, EXIT_UNRESOLVED);
+		if (ko->json) {
+			putchar('{');
+			json_hex("address", addr);
+			if (!err) {
+				putchar(',');
+				ksym__print_json_fields(sym, addrres_ksyms__source(ks) ==
+							ADDRRES_KSYMS_SOURCE_KALLMODSYMS);
+				putchar(',');
+				json_hex("offset", off);
+			} else {
+				fputs(",\"symbol\":null", stdout);
+			}
+		} else if (!err) {
+			printf("0x%" PRIx64 " %s+0x%" PRIx64, addr, sym->name, off);
+			ksym__print_annotations(sym);
+		} else {
+			printf("0x%" PRIx64 " ??", addr);
+		}
+		if (elf)
+			ret = worse(ret, kaddr__print_lines(&o, elf, ks, addr, last_msg,
+							    sizeof(last_msg)));
+		puts(ko->json ? "}" : "");
+	}
+	if (!tok && ret != EXIT_FAILURE_OTHER && args__end(&a))
+		ret = EXIT_FAILURE_OTHER;
+	args__free(&a);
+	addrres_elf__free(elf);
+	addrres_ksyms__free(ks);
 	return ret;
 }
 

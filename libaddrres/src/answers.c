@@ -58,6 +58,7 @@ int addrres_elf_syms__dup(const struct addrres_elf_sym *const *syms, size_t n,
 		frames += s->nr_inlined;
 		str_room(s->name, &strings);
 		str_room(s->src_file, &strings);
+		str_room(s->section, &strings);
 		for (size_t k = 0; k < s->nr_inlined; k++) {
 			str_room(s->inlined[k].name, &strings);
 			str_room(s->inlined[k].call_file, &strings);
@@ -87,6 +88,7 @@ int addrres_elf_syms__dup(const struct addrres_elf_sym *const *syms, size_t n,
 		*st = *s;
 		st->name = str_put(s->name, &str);
 		st->src_file = str_put(s->src_file, &str);
+		st->section = str_put(s->section, &str);
 		st->inlined = s->nr_inlined ? fr : NULL;
 		for (size_t k = 0; k < s->nr_inlined; k++, fr++) {
 			*fr = s->inlined[k];

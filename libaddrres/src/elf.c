@@ -419,54 +419,23 @@ static int open_by_build_id(struct addrres_elf *e, const unsigned char *id, size
 }
 
 /*
- * addrres_elf__resolve() since 0.2, the default version of the name
- * (libaddrres.map; its 0.1 form is in answers.c).  The version is given
- * to an internal name: a definition of the plain name would also take
- * the node that the map lists it in first.
+ * The file at @path, or if @path is NULL the one of @build_id in the debug
+ * directories (its path into @found), which must have @build_id if
+ * @build_id_size, pinned for this call: from the cache (same device,
+ * inode, modification time and size) or read.  0, or a negative errno
+ * with the message set.
  */
-LIBADDRRES_API int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
-					      const uint64_t *file_offsets, size_t n,
-					      const struct addrres_elf_sym **syms,
-					      const struct addrres_elf_resolve_opts *opts);
-__asm__(".symver libaddrres_elf_resolve_0_2, addrres_elf__resolve@@ADDRRES_0.2");
-int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
-			       const uint64_t *file_offsets, size_t n,
-			       const struct addrres_elf_sym **syms,
-			       const struct addrres_elf_resolve_opts *opts)
+int libaddrres_elf_file_at(struct addrres_elf *e, const char *path, const unsigned char *build_id,
+			   size_t build_id_size, char *found, size_t found_sz, struct elf_file **fp)
 {
-	const unsigned char *build_id;
-	char found[PATH_MAX], ebuf[128];
-	size_t build_id_size;
-	bool elf_addrs;
+	char ebuf[128];
 	struct elf_file *f;
 	struct stat st;
 	struct key mk;
 	int fd = -1, err;
 
-	if (syms) {
-		for (size_t i = 0; i < n; i++)
-			syms[i] = NULL;
-	}
-	if (!e)
-		return -EINVAL;
-	libaddrres_err_clear(&e->eb);
-	libaddrres_elf_call_start(e);
-	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
-		return libaddrres_err(&e->eb, -EINVAL,
-				      "addrres_elf_resolve_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
-	build_id = LIBADDRRES_OPTS_GET(opts, build_id, NULL);
-	build_id_size = LIBADDRRES_OPTS_GET(opts, build_id_size, 0);
-	elf_addrs = LIBADDRRES_OPTS_GET(opts, elf_addrs, false);
-	if ((!path && !build_id) || ((!file_offsets || !syms) && n))
-		return libaddrres_err(&e->eb, -EINVAL,
-				      "addrres_elf__resolve: no path and no build ID, or file_offsets or syms is NULL");
-	if (build_id_size > ADDRRES_BUILD_ID_MAX || !build_id != !build_id_size)
-		return libaddrres_err(&e->eb, -EINVAL,
-				      "%s: a build ID of %zu bytes (1 to %d, with a pointer)",
-				      path ? path : "addrres_elf__resolve", build_id_size,
-				      ADDRRES_BUILD_ID_MAX);
 	if (!path) {
-		err = open_by_build_id(e, build_id, build_id_size, found, sizeof(found), &fd);
+		err = open_by_build_id(e, build_id, build_id_size, found, found_sz, &fd);
 		if (err)
 			return err;
 		path = found;
@@ -498,20 +467,145 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 		f = NULL;
 	if (f) {
 		close(fd);
-	} else {
-		err = libaddrres_elf_file_get(e, fd, path, (uint64_t)st.st_dev, (uint64_t)st.st_ino, build_id,
-					      build_id_size, false, &f);
-		if (err)
-			return err;
+		*fp = f;
+		return 0;
 	}
-	if (!elf_addrs && f->facts.no_code_bytes)
+	return libaddrres_elf_file_get(e, fd, path, (uint64_t)st.st_dev, (uint64_t)st.st_ino,
+				       build_id, build_id_size, false, fp);
+}
+
+/*
+ * Where section @name of @f starts among its module's addresses, and its
+ * size: 0, -ENOENT for no SHF_ALLOC section of that name, -ENOTUNIQ for
+ * several.  An object file's are where libdwfl laid them out: it wrote
+ * the addresses into the section headers of its ELF, which its
+ * relocation of symbols and DWARF (dwfl_offline_section_address()) reads.
+ */
+int libaddrres_elf_section_at(struct elf_file *f, const char *name, uint64_t *start,
+			      uint64_t *size, const char **shown)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int found = 0;
+
+	if (elf_getshdrstrndx(f->elf, &shstrndx))
+		return -ENOENT;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		const char *sname;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		sname = elf_strptr(f->elf, shstrndx, sh.sh_name);
+		if (!sname || strcmp(sname, name))
+			continue;
+		if (found++)
+			return -ENOTUNIQ;
+		*start = sh.sh_addr;
+		*size = sh.sh_size;
+		*shown = sname;
+	}
+	return found ? 0 : -ENOENT;
+}
+
+/*
+ * The answers of @n offsets in section @name of @f, pinned: kept in
+ * @store, each answer's address the offset, with the section named;
+ * NULL past the section's end.
+ */
+int libaddrres_elf_resolve_in_section(struct addrres_elf *e, struct elf_file *f, const char *path,
+				      const char *name, const uint64_t *offsets, size_t n,
+				      const struct addrres_elf_sym **syms, struct addrres_elf_sym *store)
+{
+	uint64_t start = 0, size = 0;
+	const char *shown = NULL;
+	int err = libaddrres_elf_section_at(f, name, &start, &size, &shown);
+
+	if (err)
+		return libaddrres_err(&e->eb, err, "%s: %s section %s", path,
+				      err == -ENOENT ? "no" : "more than one", name);
+	libaddrres_elf_resolve_file(e, f, offsets, start, true, n, syms, store);
+	for (size_t i = 0; i < n; i++) {
+		if (!syms[i])
+			continue;
+		if (offsets[i] >= size) {
+			syms[i] = NULL;
+			continue;
+		}
+		store[i].elf_addr = offsets[i];
+		store[i].section = shown;
+	}
+	return 0;
+}
+
+/*
+ * addrres_elf__resolve() since 0.2, the default version of the name
+ * (libaddrres.map; its 0.1 form is in answers.c).  The version is given
+ * to an internal name: a definition of the plain name would also take
+ * the node that the map lists it in first.
+ */
+LIBADDRRES_API int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
+					      const uint64_t *file_offsets, size_t n,
+					      const struct addrres_elf_sym **syms,
+					      const struct addrres_elf_resolve_opts *opts);
+__asm__(".symver libaddrres_elf_resolve_0_2, addrres_elf__resolve@@ADDRRES_0.2");
+int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
+			       const uint64_t *file_offsets, size_t n,
+			       const struct addrres_elf_sym **syms,
+			       const struct addrres_elf_resolve_opts *opts)
+{
+	const unsigned char *build_id;
+	char found[PATH_MAX];
+	const char *section;
+	size_t build_id_size;
+	bool elf_addrs;
+	struct elf_file *f;
+	int err;
+
+	if (syms) {
+		for (size_t i = 0; i < n; i++)
+			syms[i] = NULL;
+	}
+	if (!e)
+		return -EINVAL;
+	libaddrres_err_clear(&e->eb);
+	libaddrres_elf_call_start(e);
+	if (!libaddrres_opts_valid(opts, sizeof(*opts)))
+		return libaddrres_err(&e->eb, -EINVAL,
+				      "addrres_elf_resolve_opts: sz is too small or too large, or fields unknown to this libaddrres are set");
+	build_id = LIBADDRRES_OPTS_GET(opts, build_id, NULL);
+	build_id_size = LIBADDRRES_OPTS_GET(opts, build_id_size, 0);
+	elf_addrs = LIBADDRRES_OPTS_GET(opts, elf_addrs, false);
+	section = LIBADDRRES_OPTS_GET(opts, section, NULL);
+	if ((!path && !build_id) || ((!file_offsets || !syms) && n) || (section && elf_addrs))
+		return libaddrres_err(&e->eb, -EINVAL,
+				      "addrres_elf__resolve: no path and no build ID, file_offsets or syms NULL, or both a section and ELF addresses");
+	if (build_id_size > ADDRRES_BUILD_ID_MAX || !build_id != !build_id_size)
+		return libaddrres_err(&e->eb, -EINVAL,
+				      "%s: a build ID of %zu bytes (1 to %d, with a pointer)",
+				      path ? path : "addrres_elf__resolve", build_id_size,
+				      ADDRRES_BUILD_ID_MAX);
+	err = libaddrres_elf_file_at(e, path, build_id, build_id_size, found, sizeof(found), &f);
+	if (err)
+		return err;
+	if (!path)
+		path = found;
+	if (f->facts.object && !section)
+		return libaddrres_err(&e->eb, -EINVAL,
+				      "%s: an object file has no addresses of its own: give offsets in a section (addrres_elf_resolve_opts.section)",
+				      path);
+	if (!elf_addrs && !section && f->facts.no_code_bytes)
 		return libaddrres_err(&e->eb, -ENOEXEC,
 				      "%s: its code has no bytes in the file (a debug file): no file offsets to resolve; give ELF addresses (addrres_elf_resolve_opts.elf_addrs)",
 				      path);
 	err = libaddrres_elf_syms_reserve(e, n, path);
-	if (!err)
-		libaddrres_elf_resolve_file(e, f, file_offsets, 0, elf_addrs, n, syms, e->syms);
-	return err;
+	if (err)
+		return err;
+	if (section)
+		return libaddrres_elf_resolve_in_section(e, f, path, section, file_offsets, n, syms,
+							 e->syms);
+	libaddrres_elf_resolve_file(e, f, file_offsets, 0, elf_addrs, n, syms, e->syms);
+	return 0;
 }
 
 /* addrres_elf__resolve_vma(), its results kept in @store (@n of them). */
@@ -577,6 +671,10 @@ static int resolve_vma(struct addrres_elf *e, int pid, const struct addrres_vma 
 		if (err)
 			return err;
 	}
+	/* No loader maps one: its sections have file offsets, not a layout. */
+	if (f->facts.object)
+		return libaddrres_err(&e->eb, -ENOEXEC, "%s: an object file, not an executable or shared library",
+				      name);
 	libaddrres_elf_resolve_file(e, f, addrs, vma->offset - vma->start, false, n, syms,
 				    store);
 	return 0;

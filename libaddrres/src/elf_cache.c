@@ -387,10 +387,11 @@ int libaddrres_elf_facts_read(Elf *elf, struct elf_facts *f, const char **why)
 		*why = "not an ELF file";
 		return -ENOEXEC;
 	}
-	/* What a process maps: no object file, no core file. */
+	/* What a process maps, or an object file (a kernel module); no core file. */
 	f->relocatable = ehdr.e_type == ET_DYN;
-	if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) {
-		*why = "not an ELF executable or shared library";
+	f->object = ehdr.e_type == ET_REL;
+	if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN && !f->object) {
+		*why = "not an ELF executable, shared library or object file";
 		return -ENOEXEC;
 	}
 	if (elf_getphdrnum(elf, &phnum)) {
@@ -417,8 +418,21 @@ int libaddrres_elf_facts_read(Elf *elf, struct elf_facts *f, const char **why)
 	f->no_code_bytes = code && !code_bytes;
 	f->build_id_size = libaddrres_elf_build_id(elf, f->build_id);
 	/* No section headers (a file stripped of them): no .symtab either. */
-	if (elf_getshdrstrndx(elf, &shstrndx) || elf_getshdrnum(elf, &shnum))
-		return 0;
+	if (elf_getshdrstrndx(elf, &shstrndx) || elf_getshdrnum(elf, &shnum)) {
+		if (!f->object)
+			return 0;
+		*why = "an object file without section headers";
+		return -ENOEXEC;
+	}
+	if (f->object) {
+		void *loads = realloc(f->loads, (shnum ? shnum : 1) * sizeof(*f->loads));
+
+		if (!loads) {
+			*why = "out of memory";
+			return -ENOMEM;
+		}
+		f->loads = loads;
+	}
 	/* Without room for them, libdwfl is asked which section is where. */
 	f->scns = calloc(shnum ? shnum : 1, sizeof(*f->scns));
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -432,6 +446,12 @@ int libaddrres_elf_facts_read(Elf *elf, struct elf_facts *f, const char **why)
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (name && !strcmp(name, ".gnu_debugdata"))
 			f->has_debugdata = true;
+		if (f->object && (sh.sh_flags & SHF_ALLOC) && sh.sh_size && f->nr_loads < shnum) {
+			f->loads[f->nr_loads++] = (struct elf_load){
+				.offset = sh.sh_offset, .memsz = sh.sh_size, .vaddr = sh.sh_addr,
+				.filesz = sh.sh_type == SHT_NOBITS ? 0 : sh.sh_size,
+			};
+		}
 		if (f->scns && (sh.sh_flags & SHF_ALLOC) && f->nr_scns < shnum) {
 			f->scns[f->nr_scns++] = (struct elf_alloc_scn){
 				.start = sh.sh_addr, .end = sh.sh_addr + sh.sh_size,

@@ -38,6 +38,13 @@ struct elf_facts {
 	bool has_debugdata;	/* a .gnu_debugdata section */
 	bool relocatable;	/* ET_DYN: a PIE, a shared library, the vdso */
 	/*
+	 * ET_REL: an object file or a kernel module.  It has no addresses of
+	 * its own: @loads are its SHF_ALLOC sections where libdwfl laid them
+	 * out (dwfl_report_elf() writes the sh_addr it chose into the section
+	 * headers), and an offset is asked in a named section.
+	 */
+	bool object;
+	/*
 	 * Its code segments have no bytes in the file (a debug file: its
 	 * program headers give addresses, not the binary's file offsets).
 	 */
@@ -172,6 +179,9 @@ struct elf_file {
 	Dwarf_Off *ranged_units;	/* the units that have ranges, by offset */
 	size_t nr_ranged_units;
 	bool units_built;
+	/* a kernel image's _text, where it was linked (elf_kernel.c) */
+	uint64_t text;
+	bool text_known;
 };
 
 struct addrres_elf {
@@ -228,6 +238,16 @@ void libaddrres_elf_key_stat(struct key *k, const struct stat *st);
 int libaddrres_elf_file_get(struct addrres_elf *e, int fd, const char *name, uint64_t dev,
 			    uint64_t ino, const unsigned char *build_id, size_t build_id_size,
 			    bool mapped, struct elf_file **filep);
+
+/* ---- files by path or build ID, and their sections: elf.c ---- */
+
+int libaddrres_elf_file_at(struct addrres_elf *e, const char *path, const unsigned char *build_id,
+			   size_t build_id_size, char *found, size_t found_sz, struct elf_file **fp);
+int libaddrres_elf_section_at(struct elf_file *f, const char *name, uint64_t *start,
+			      uint64_t *size, const char **shown);
+int libaddrres_elf_resolve_in_section(struct addrres_elf *e, struct elf_file *f, const char *path,
+				      const char *name, const uint64_t *offsets, size_t n,
+				      const struct addrres_elf_sym **syms, struct addrres_elf_sym *store);
 
 /* ---- the vdso: elf_vdso.c ---- */
 

@@ -88,3 +88,12 @@ int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid, const uint64_t *ad
 	(void)e, (void)pid, (void)addrs, (void)vmas;
 	return unsupported(syms, errs, n);
 }
+
+int addrres_elf__resolve_kernel(struct addrres_elf *e, const struct addrres_ksyms *ks,
+				const uint64_t *addrs, size_t n,
+				const struct addrres_elf_sym **syms, int *errs,
+				const struct addrres_elf_kernel_opts *opts)
+{
+	(void)e, (void)ks, (void)addrs, (void)opts;
+	return unsupported(syms, errs, n);
+}

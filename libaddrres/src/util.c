@@ -451,44 +451,72 @@ bool libaddrres_owner_trusted(const struct stat *st, uid_t also)
 }
 
 #ifndef LIBADDRRES_NO_LIBELF
+/* The GNU build ID among the notes of @data, into @id: its size, 0 if none. */
+static size_t notes_build_id(Elf_Data *data, unsigned char *id)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nhdr;
+
+	/*
+	 * Stop before the end, not at gelf_getnote()'s 0: at the end it sets
+	 * libelf's error, a TLS variable, and GCC 12's ASan crashes in its
+	 * __tls_get_addr interceptor on that (glibc 2.36).
+	 */
+	while (data->d_size - off >= sizeof(GElf_Nhdr) &&
+	       (off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
+		if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == sizeof("GNU") &&
+		    !memcmp((char *)data->d_buf + name_off, "GNU", sizeof("GNU")) &&
+		    nhdr.n_descsz > 0 && nhdr.n_descsz <= ADDRRES_BUILD_ID_MAX) {
+			memcpy(id, (char *)data->d_buf + desc_off, nhdr.n_descsz);
+			return nhdr.n_descsz;
+		}
+	}
+	return 0;
+}
+
 /*
  * As the kernel's build_id_parse() finds it (lib/buildid.c): a note of
  * type NT_GNU_BUILD_ID, name "GNU", 1 to 20 bytes.  Not the SHT_NOTE
  * sections: the kernel reads only segments, and what the library reads
- * must agree with what the PROCMAP_QUERY ioctl reports.
+ * must agree with what the PROCMAP_QUERY ioctl reports.  An object file
+ * (ET_REL: a kernel module) has no segments: its note sections, which
+ * the kernel shows a loaded module's in /sys/module/NAME/notes.
  */
 size_t libaddrres_elf_build_id(struct Elf *elf, unsigned char *id)
 {
-	size_t phnum;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr ehdr;
+	size_t phnum, size;
 
-	if (elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &phnum))
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr))
+		return 0;
+	if (ehdr.e_type == ET_REL) {
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+				continue;
+			data = elf_getdata(scn, NULL);
+			size = data && data->d_buf ? notes_build_id(data, id) : 0;
+			if (size)
+				return size;
+		}
+		return 0;
+	}
+	if (elf_getphdrnum(elf, &phnum))
 		return 0;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr phdr;
-		GElf_Nhdr nhdr;
-		size_t off = 0, name_off, desc_off;
 		Elf_Data *data;
 
 		if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_NOTE)
 			continue;
 		data = elf_getdata_rawchunk(elf, (int64_t)phdr.p_offset, phdr.p_filesz,
 					    phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-		if (!data)
-			continue;
-		/*
-		 * Stop before the end, not at gelf_getnote()'s 0: at the end it
-		 * sets libelf's error, a TLS variable, and GCC 12's ASan crashes
-		 * in its __tls_get_addr interceptor on that (glibc 2.36).
-		 */
-		while (data->d_size - off >= sizeof(GElf_Nhdr) &&
-		       (off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
-			if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == sizeof("GNU") &&
-			    !memcmp((char *)data->d_buf + name_off, "GNU", sizeof("GNU")) &&
-			    nhdr.n_descsz > 0 && nhdr.n_descsz <= ADDRRES_BUILD_ID_MAX) {
-				memcpy(id, (char *)data->d_buf + desc_off, nhdr.n_descsz);
-				return nhdr.n_descsz;
-			}
-		}
+		size = data ? notes_build_id(data, id) : 0;
+		if (size)
+			return size;
 	}
 	return 0;
 }

@@ -10,6 +10,8 @@ set -euo pipefail
 . "$(dirname "$0")/../../scripts/lib.sh"
 # shellcheck source=../../scripts/ktap.sh
 . "$TOP/scripts/ktap.sh"
+# shellcheck source=../../scripts/frames.sh
+. "$TOP/scripts/frames.sh"
 
 FIX=$TOP/tests/libaddrres/fixtures
 work=$(mktemp -d)
@@ -20,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=66
+cases=69
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -381,6 +383,43 @@ elif ! diff "$work/ours" "$work/theirs" >"$work/diff"; then
 else
 	ktap_result ok "$name ($outer_size addresses, $inlined in inlined code)"
 fi
+
+# An object file (ET_REL), as a kernel module is one: a section a
+# function, linked with a build ID.  Every byte of each code section.
+name="addrres: elf --section: an object file's offsets, each code section, as eu-addr2line -j gives them"
+nice "$HOST_CC" -g -O2 -ffunction-sections -c -o "$work/names-fs.part.o" "$elf_fix/names.c"
+ld -r --build-id=sha1 -o "$work/names-fs.o" "$work/names-fs.part.o"
+: >"$work/ours"
+: >"$work/theirs"
+nsec=0
+while read -r sec size; do
+	offs=()
+	for ((k = 0; k < 0x$size; k++)); do
+		offs+=("$(printf '0x%x' "$k")")
+	done
+	nsec=$((nsec + 1))
+	"$cli" elf --no-demangle -e "$work/names-fs.o" --section="$sec" "${offs[@]}" \
+		2>>"$work/err" | frames_of_addrres >>"$work/ours" || true
+	DEBUGINFOD_URLS='' eu-addr2line -a -f -i -e "$work/names-fs.o" -j "$sec" "${offs[@]}" \
+		2>/dev/null | frames_of_eu_addr2line >>"$work/theirs" || true
+done < <(readelf -SW "$work/names-fs.o" | sed 's/^ *\[ *[0-9]*\] *//' |
+	awk '$7 ~ /X/ && $5 != "000000" { print $1, $5 }')
+total=$(wc -l <"$work/theirs")
+inlined=$(grep -c '@' "$work/theirs" || true)
+if [ "$nsec" -lt 2 ] || [ "$inlined" = 0 ]; then
+	ktap_result fail "$name" "$nsec code sections, $inlined offsets in inlined code: the comparison proves little"
+elif ! diff "$work/theirs" "$work/ours" >"$work/diff"; then
+	{ head -n 3 "$work/err"; head -n 10 "$work/diff"; } | ktap_diag
+	ktap_result fail "$name" "$(grep -c '^<' "$work/diff") of $total differ"
+else
+	ktap_result ok "$name ($nsec sections, $total offsets, $inlined in inlined code)"
+fi
+expect "elf: an object file without --section is a usage error, exit 2 naming the option" 2 "" \
+	'names-fs.o: an object file has no addresses of its own: give offsets in a section \(--section\)$' \
+	elf -e "$work/names-fs.o" 0
+expect "elf --section: an offset past the section's end prints ?? and why, exit 1" 1 \
+	"0x100000 ?? (past the end of the section)" "" \
+	elf -L -e "$work/names-fs.o" --section=.text.names_outer 100000
 
 expect "elf: C++ and Rust names demangled, a versioned symbol without its version" 0 \
 	"0x$(nm_of _ZNK2ns3BoxIlE3getEli) ns::Box<long>::get(long, int) const+0x0

@@ -164,11 +164,12 @@ static bool same_file(const char *a, const char *b)
 }
 
 /* lib.so's build ID, from readelf, into @id: its size or 0. */
-static size_t lib_build_id(unsigned char *id)
+/* The build ID in hex in the fixture @name (readelf's), into @id: its size. */
+static size_t fixture_build_id(const char *name, unsigned char *id)
 {
 	char hex[2 * ADDRRES_BUILD_ID_MAX + 2];
 	size_t n = 0;
-	FILE *f = fopen(out_file("lib.so.build-id"), "re");
+	FILE *f = fopen(out_file(name), "re");
 
 	if (!f)
 		return 0;
@@ -178,6 +179,11 @@ static size_t lib_build_id(unsigned char *id)
 	}
 	fclose(f);
 	return n;
+}
+
+static size_t lib_build_id(unsigned char *id)
+{
+	return fixture_build_id("lib.so.build-id", id);
 }
 
 /* The open file descriptors of this process. */
@@ -1009,9 +1015,9 @@ static void test_not_elf(struct test *t, const void *arg)
 	OPEN(t, e, no_debug_dir(), false, msg);
 	CHECK_ERR(t, resolve_id(e, text, NULL, 0, &off, 1, s), -ENOEXEC);
 	CHECK(t, !strncmp(addrres_elf__errmsg(e), text, strlen(text)) && strstr(addrres_elf__errmsg(e), "not an ELF file"));
-	/* ELF, but no executable: an object file */
-	CHECK_ERR(t, resolve_id(e, out_file("lib.o"), NULL, 0, &off, 1, s), -ENOEXEC);
-	CHECK(t, strstr(addrres_elf__errmsg(e), "not an ELF executable or shared library") != NULL);
+	/* an object file, asked without a section: it has no addresses */
+	CHECK_ERR(t, resolve_id(e, out_file("lib.o"), NULL, 0, &off, 1, s), -EINVAL);
+	CHECK(t, strstr(addrres_elf__errmsg(e), "give offsets in a section") != NULL);
 	/* not a regular file */
 	CHECK_ERR(t, resolve_id(e, elf_dir, NULL, 0, &off, 1, s), -ENOEXEC);
 	/* a good one after them */
@@ -1340,6 +1346,8 @@ static bool oracle_begin(struct oracle *o, const struct diff_file *df, char *why
 	o->dirs = strdup(df->debug_dirs);
 	o->cb.find_elf = oracle_no_elf;
 	o->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	/* an object file's sections where libdwfl lays them out, as eu-addr2line -e */
+	o->cb.section_address = dwfl_offline_section_address;
 	o->cb.debuginfo_path = &o->dirs;
 	fd = open(df->path, O_RDONLY | O_CLOEXEC);
 	if (!o->dirs || fd < 0 || !(o->dwfl = dwfl_begin(&o->cb))) {
@@ -2310,6 +2318,255 @@ static void test_inlines_match_libdw(struct test *t, const void *arg)
 		FAIL(t, "%zu of %zu offsets have another inline chain than libdw's", differ, total);
 out:
 	return;
+}
+
+/* ---- object files and kernel modules (ET_REL): offsets in a section ---- */
+
+/*
+ * The module address of offset @off in section @name of the oracle's
+ * file, as `eu-addr2line -j` finds it: the section of that name among
+ * libdwfl's relocation bases, at the address libdwfl laid it out at;
+ * its size into *@size.  False if libdwfl has no such section.
+ */
+static bool oracle_section_addr(const struct oracle *o, const char *name, uint64_t off,
+				uint64_t *addr, uint64_t *size)
+{
+	int n = dwfl_module_relocations(o->mod);
+
+	for (int i = 0; i < n; i++) {
+		GElf_Word shndx = 0;
+		const char *sname = dwfl_module_relocation_info(o->mod, (unsigned int)i, &shndx);
+		GElf_Shdr sh;
+
+		if (!sname || strcmp(sname, name))
+			continue;
+		if (!gelf_getshdr(elf_getscn(o->main_elf, shndx), &sh))
+			return false;
+		*addr = sh.sh_addr + off;
+		*size = sh.sh_size;
+		return true;
+	}
+	return false;
+}
+
+/* The names of the code sections of @path (at most @max), into @names. */
+static size_t code_sections(const char *path, char names[][64], size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, n = 0;
+
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while ((scn = elf_nextscn(elf, scn)) && n < max) {
+			const char *name;
+			GElf_Shdr sh;
+
+			if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+				continue;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (name)
+				snprintf(names[n++], 64, "%s", name);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+/*
+ * Every offset of every code section of an object file (names.c, a
+ * section a function, as a kernel module with -ffunction-sections): the
+ * symbol, line and inline chain libdwfl gives at the address
+ * `eu-addr2line -j SECTION OFFSET` takes, the section named, and nothing
+ * past its end.
+ */
+static void test_object_by_section(struct test *t, const void *arg)
+{
+	enum { DEPTH = 64 };
+	static struct diff_file df;
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf_inline want_chain[DEPTH];
+	struct addrres_elf *e = NULL;
+	size_t nsec, compared = 0, inlined = 0, lines = 0, differ = 0;
+	char names[64][64], why[PATH_MAX + 256];
+	struct oracle o = { 0 };
+
+	ADDRRES_OPTS(addrres_elf_opts, opts, .no_demangle = true);
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(df.path, sizeof(df.path), "%s", out_file("names-fs.o"));
+	snprintf(df.label, sizeof(df.label), "names-fs.o");
+	df.debug_dirs = no_debug_dir();
+	opts.debug_dirs = df.debug_dirs;
+	nsec = code_sections(df.path, names, 64);
+	CHECK(t, nsec > 1);
+	if (!oracle_begin(&o, &df, why, sizeof(why)))
+		FAIL(t, "%s", why);
+	CHECK_ERR(t, addrres_elf__open(&opts, &e), 0);
+	for (size_t k = 0; k < nsec; k++) {
+		ADDRRES_OPTS(addrres_elf_resolve_opts, in_section, .section = names[k]);
+		uint64_t addr, size, off;
+
+		if (!oracle_section_addr(&o, names[k], 0, &addr, &size))
+			FAIL(t, "libdwfl has no section %s", names[k]);
+		for (off = 0; off <= size; off++) {
+			struct addrres_elf_sym want;
+			const char *src = NULL;
+			Dwfl_Line *line;
+			int lineno = 0;
+			size_t nr;
+
+			CHECK_ERR(t, addrres_elf__resolve(e, df.path, &off, 1, s, &in_section), 0);
+			if (off == size) {
+				/* past its end: nothing, not the next section's code */
+				if (s[0])
+					FAIL(t, "%s+0x%llx, its end: an answer", names[k],
+					     (unsigned long long)off);
+				continue;
+			}
+			oracle_sym(&o, addr + off, &want);
+			want.elf_addr = off;
+			line = dwfl_module_getsrc(o.mod, addr + off);
+			if (line)
+				src = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+			nr = oracle_chain(&o, addr + off, want_chain, DEPTH);
+			compared++;
+			inlined += nr > 0;
+			lines += src != NULL;
+			if (s[0] && same_sym(s[0], &want) && same_str(s[0]->section, names[k]) &&
+			    !s[0]->src_file == !src && (!src || s[0]->line == (unsigned int)lineno) &&
+			    (!src || strstr(s[0]->src_file, "names.c")) && same_chain(s[0], want_chain, nr))
+				continue;
+			if (differ++ < DIFF_SHOWN) {
+				printf("#   %s+0x%llx: libdwfl says %s+0x%llx line %d, %zu inlined\n",
+				       names[k], (unsigned long long)off, want.name ? want.name : "-",
+				       (unsigned long long)want.offset, lineno, nr);
+				if (s[0])
+					print_sym("ours", s[0]);
+			}
+		}
+	}
+	printf("# names-fs.o: %zu sections, %zu offsets, %zu with a line, %zu in inlined code, %zu differ\n",
+	       nsec, compared, lines, inlined, differ);
+	CHECK(t, lines > compared / 2 && inlined > 0);
+	if (differ)
+		FAIL(t, "%zu of %zu offsets differ from libdwfl's", differ, compared);
+out:
+	addrres_elf__free(e);
+	oracle_end(&o);
+}
+
+/* What an object file is asked, and what not. */
+static void test_object_errors(struct test *t, const void *arg)
+{
+	unsigned char id[ADDRRES_BUILD_ID_MAX], other[ADDRRES_BUILD_ID_MAX];
+	const struct addrres_elf_sym **copy = NULL;
+	const struct addrres_elf_sym *s[2];
+	struct addrres_elf *e = NULL;
+	size_t id_size = fixture_build_id("names-fs.o.build-id", id);
+	uint64_t offs[2] = { 0, 0 };
+	char msg[512], path[PATH_MAX];
+
+	ADDRRES_OPTS(addrres_elf_resolve_opts, in_text, .section = ".text.names_outer");
+	(void)arg;
+	NEED_FIXTURES(t);
+	CHECK(t, id_size > 0);
+	snprintf(path, sizeof(path), "%s", out_file("names-fs.o"));
+	OPEN(t, e, no_debug_dir(), false, msg);
+	/* no section: an object file has no addresses */
+	CHECK_ERR(t, resolve_id(e, path, NULL, 0, offs, 1, s), -EINVAL);
+	CHECK(t, s[0] == NULL && strstr(addrres_elf__errmsg(e), "give offsets in a section"));
+	{
+		ADDRRES_OPTS(addrres_elf_resolve_opts, both, .section = ".text.names_outer",
+			     .elf_addrs = true);
+		ADDRRES_OPTS(addrres_elf_resolve_opts, nope, .section = ".text.nope");
+
+		CHECK_ERR(t, addrres_elf__resolve(e, path, offs, 1, s, &both), -EINVAL);
+		CHECK_ERR(t, addrres_elf__resolve(e, path, offs, 1, s, &nope), -ENOENT);
+		CHECK(t, strstr(addrres_elf__errmsg(e), "no section .text.nope") != NULL);
+	}
+	/* its build ID is its note section's: the kernel's for a module */
+	{
+		ADDRRES_OPTS(addrres_elf_resolve_opts, with_id, .section = ".text.names_outer",
+			     .build_id = id, .build_id_size = id_size);
+		ADDRRES_OPTS(addrres_elf_resolve_opts, with_other, .section = ".text.names_outer",
+			     .build_id = other, .build_id_size = id_size);
+
+		memcpy(other, id, id_size);
+		other[id_size - 1] ^= 1;
+		CHECK_ERR(t, addrres_elf__resolve(e, path, offs, 1, s, &with_id), 0);
+		CHECK(t, s[0] && s[0]->name && !strcmp(s[0]->name, "names_outer"));
+		CHECK_ERR(t, addrres_elf__resolve(e, path, offs, 1, s, &with_other), -ESTALE);
+	}
+	/* the section's size and past it */
+	offs[1] = 1 << 20;
+	CHECK_ERR(t, addrres_elf__resolve(e, path, offs, 2, s, &in_text), 0);
+	CHECK(t, s[0] && s[1] == NULL);
+	CHECK_STR(t, s[0]->section, ".text.names_outer");
+	/* a copy keeps the section's name past the handle */
+	CHECK_ERR(t, addrres_elf_syms__dup(s, 2, &copy), 0);
+	addrres_elf__free(e);
+	e = NULL;
+	CHECK(t, copy[0] && copy[1] == NULL);
+	CHECK_STR(t, copy[0]->section, ".text.names_outer");
+	CHECK_STR(t, copy[0]->name, "names_outer");
+	/* an object file without a build ID, by section */
+	OPEN(t, e, no_debug_dir(), false, msg);
+	{
+		ADDRRES_OPTS(addrres_elf_resolve_opts, lib_text, .section = ".text");
+
+		CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib.o"), offs, 1, s, &lib_text), 0);
+		CHECK(t, s[0] && s[0]->name && s[0]->src_file);
+	}
+out:
+	addrres_elf_syms__free(copy);
+	addrres_elf__free(e);
+}
+
+/*
+ * An object file stripped of its DWARF (an installed kernel module) gets
+ * its lines from its debug file, found by its build ID: the same as the
+ * unstripped file's, relocated alike.
+ */
+static void test_object_debug_file(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *full[1], *stripped[1];
+	struct addrres_elf *e = NULL, *f = NULL;
+	char msg[512], names[64][64];
+	size_t nsec, with_line = 0;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	nsec = code_sections(out_file("names-fs.o"), names, 64);
+	CHECK(t, nsec > 1);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	OPEN(t, f, out_file("debug-obj"), false, msg);
+	for (size_t k = 0; k < nsec; k++) {
+		ADDRRES_OPTS(addrres_elf_resolve_opts, in_section, .section = names[k]);
+
+		for (uint64_t off = 0; off < 16; off++) {
+			CHECK_ERR(t, addrres_elf__resolve(e, out_file("names-fs.o"), &off, 1, full,
+							  &in_section), 0);
+			CHECK_ERR(t, addrres_elf__resolve(f, out_file("names-fs-stripped.o"), &off, 1,
+							  stripped, &in_section), 0);
+			if (!full[0])
+				continue;
+			CHECK(t, stripped[0] != NULL);
+			CHECK_STR(t, stripped[0]->name, full[0]->name);
+			CHECK(t, same_str(stripped[0]->src_file, full[0]->src_file));
+			CHECK_INT(t, stripped[0]->line, full[0]->line);
+			CHECK_INT(t, (int)stripped[0]->nr_inlined, (int)full[0]->nr_inlined);
+			with_line += full[0]->src_file != NULL;
+		}
+	}
+	printf("# %zu offsets with a line, the same from the debug file\n", with_line);
+	CHECK(t, with_line > 0);
+out:
+	addrres_elf__free(e);
+	addrres_elf__free(f);
 }
 
 /* ---- the 0.2 API: offline, messages, copies ---- */
@@ -4216,6 +4473,9 @@ static struct test tests[] = {
 	CASE(test_demangle),
 	CASE(test_demangle_off),
 	CASE(test_symbol_versions),
+	CASE(test_object_by_section),
+	CASE(test_object_errors),
+	CASE(test_object_debug_file),
 };
 
 int main(int argc, char **argv)

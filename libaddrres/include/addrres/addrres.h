@@ -841,7 +841,8 @@ struct addrres_elf_inline {
  *	offset - p_offset + p_vaddr of the PT_LOAD segment that holds it.
  *	These are the addresses of nm(1), readelf(1) and
  *	`eu-addr2line -e FILE`; for a shared library or PIE, a process's
- *	address minus the load bias.
+ *	address minus the load bias.  For an object file (ET_REL: a .o, a
+ *	kernel module), which has no addresses, the offset in @section.
  * @name: the symbol that holds it, as libdwfl's dwfl_module_addrinfo()
  *	finds it (and so `eu-addr2line -S` shows it): a symbol whose range
  *	holds @elf_addr (of several, the one that starts nearest below it
@@ -871,10 +872,15 @@ struct addrres_elf_inline {
  *	not decompress; -EFBIG, they would decompress to more than
  *	&addrres_elf_opts.max_inflated; -EMFILE, the process was out of
  *	file descriptors when the debug file was to be looked for (the
- *	symbol may then be .dynsym's): the next call reads the file again.  The print function (addrres_set_print()) gets an
- *	ADDRRES_WARN message naming the file (and the section), once.  0
- *	with no @src_file: no DWARF, none for this address, or
+ *	symbol may then be .dynsym's): the next call reads the file again.
+ *	The print function (addrres_set_print()) gets an ADDRRES_WARN
+ *	message naming the file (and the section), once.  0 with no
+ *	@src_file: no DWARF, none for this address, or
  *	&addrres_elf_opts.no_lines.
+ * @section: the section the number asked was an offset in
+ *	(&addrres_elf_resolve_opts.section, or the kernel module section
+ *	addrres_elf__resolve_kernel() found), NULL where it was a file
+ *	offset or an ELF address.  (Since 0.3.)
  *
  * A name of the symbol table that carries a symbol version, as a debug
  * file's .symtab has them ("memcpy@@GLIBC_2.14", "query_module@GLIBC_2.2.5"),
@@ -906,6 +912,7 @@ struct addrres_elf_sym {
 	const struct addrres_elf_inline *inlined;
 	size_t nr_inlined;
 	int line_err;
+	const char *section;
 };
 
 /*
@@ -1046,6 +1053,12 @@ LIBADDRRES_API const char *addrres_elf__errmsg(const struct addrres_elf *e);
  *	debug file alone can answer: its program headers keep the
  *	addresses but not the binary's file offsets, and file offsets in a
  *	file whose code has no bytes fail with -ENOEXEC.
+ * @section: if not NULL, the numbers given are offsets in the section of
+ *	this name (".text", ".init.text"), as `eu-addr2line -j SECTION`
+ *	takes them; an offset past its end gets NULL.  An object file
+ *	(ET_REL: a .o, a kernel module, which has no addresses of its own
+ *	until it is linked or loaded) is asked only so.  Exclusive with
+ *	@elf_addrs.  (Since 0.3.)
  *
  * The struct may grow at its end in later versions.  (Until 0.2 these
  * were positional arguments of addrres_elf__resolve(): programs built
@@ -1056,14 +1069,16 @@ struct addrres_elf_resolve_opts {
 	const unsigned char *build_id;
 	size_t build_id_size;
 	bool elf_addrs;
+	const char *section;
 };
 
 /**
  * addrres_elf__resolve() - the symbols and lines of offsets of one ELF file
  * @e: the handle
- * @path: the file: an executable (ET_EXEC, or a PIE: ET_DYN) or a shared
- *	library (ET_DYN); NULL to find it by &addrres_elf_resolve_opts.build_id
- *	alone
+ * @path: the file: an executable (ET_EXEC, or a PIE: ET_DYN), a shared
+ *	library (ET_DYN), or an object file or kernel module (ET_REL, asked
+ *	by &addrres_elf_resolve_opts.section); NULL to find it by
+ *	&addrres_elf_resolve_opts.build_id alone
  * @file_offsets: offsets in the file, in any order, repeated or not
  * @n: the number of @file_offsets; 0 is allowed
  * @syms: where to store, for each of @file_offsets, what it holds, or
@@ -1106,8 +1121,12 @@ struct addrres_elf_resolve_opts {
  * another machine.
  *
  * Return: 0 on success; -EINVAL for invalid arguments (no @path and no
- * build ID); -ENOENT if there is no such file (none of that build ID); -ENOEXEC if it is not an ELF executable or shared
- * library (or not a regular file); -ESTALE if its build ID is not
+ * build ID; an object file without a section, or a section and
+ * &addrres_elf_resolve_opts.elf_addrs both); -ENOENT if there is no
+ * such file (none of that build ID), or no section of that name
+ * (-ENOTUNIQ for several); -ENOEXEC if it is not an ELF executable,
+ * shared library or object file (or not a regular file); -ESTALE if
+ * its build ID is not
  * @build_id; -ENOMEM; -EOPNOTSUPP if the library was built without
  * elfutils (LIBELF=0); or another negative errno of opening it (-EACCES,
  * ...).  On failure every entry of @syms is NULL, and the message in
@@ -1206,6 +1225,85 @@ LIBADDRRES_API int addrres_elf__resolve_vmas(struct addrres_elf *e, int pid,
 					     const uint64_t *addrs,
 					     const struct addrres_vma *const *vmas, size_t n,
 					     const struct addrres_elf_sym **syms, int *errs);
+
+/**
+ * struct addrres_elf_kernel_opts - where addrres_elf__resolve_kernel() finds the kernel's files
+ * @sz: sizeof(struct addrres_elf_kernel_opts), as the caller was compiled
+ *	(ADDRRES_OPTS() sets it); the rules of &addrres_ksyms_opts.sz.
+ * @vmlinux: the kernel image: when set, the only file taken for it (one
+ *	of another build ID fails with -ESTALE); NULL: it is looked for.
+ * @build_dir: the kernel's build directory (the O= of its make): its
+ *	vmlinux, and each module at the path its modules.order gives, are
+ *	looked at next; NULL: none.
+ *
+ * The struct may grow at its end in later versions.
+ */
+struct addrres_elf_kernel_opts {
+	size_t sz;
+	const char *vmlinux;
+	const char *build_dir;
+};
+
+/**
+ * addrres_elf__resolve_kernel() - the symbols and lines of the running kernel's addresses
+ * @e: the handle
+ * @ks: the running kernel's symbols (addrres_ksyms__open()): which loaded
+ *	module holds an address, and where _text is (KASLR)
+ * @addrs: kernel addresses, in any order, repeated or not
+ * @n: the number of @addrs; 0 is allowed
+ * @syms: where to store, for each of @addrs, what it holds (see
+ *	addrres_elf__resolve()); NULL where it could not be resolved (see
+ *	@errs), or is in no section of its file
+ * @errs: if not NULL, where to store, for each of @addrs, 0 or why it
+ *	has no answer (below)
+ * @opts: where to look for the files first; NULL for the default places
+ *
+ * What kallsyms cannot say: the file, line and inlined functions of a
+ * kernel address, from the DWARF of the kernel image (vmlinux) or of the
+ * loaded module that holds it.  A file is taken only if it has the build
+ * ID the running kernel shows for it (/sys/kernel/notes;
+ * /sys/module/NAME/notes/.note.gnu.build-id), so that an answer is never
+ * from another build.  Looked at in order, for the image (unless @opts
+ * names it): @opts' build_dir's vmlinux, the file of its build ID in
+ * &addrres_elf_opts.debug_dirs (DIR/.build-id/ab/cdef...[.debug]),
+ * /usr/lib/debug/boot/vmlinux-RELEASE (Debian's linux-image-*-dbg),
+ * /usr/lib/debug/lib/modules/RELEASE/vmlinux (Fedora's
+ * kernel-debuginfo), /lib/modules/RELEASE/build/vmlinux and
+ * /boot/vmlinux-RELEASE.  For a module, with PATH its path in
+ * build_dir's modules.order or in /lib/modules/RELEASE/modules.dep (up
+ * to its ".ko": a compressed module's debug file is not compressed):
+ * build_dir/PATH, the file of its build ID in the debug directories,
+ * /usr/lib/debug/lib/modules/RELEASE/PATH and /lib/modules/RELEASE/PATH
+ * (an installed module stripped of its DWARF gets its lines from a
+ * debug file, found as addrres_elf__resolve() finds one).
+ *
+ * An address of the image is taken back to where the image was linked
+ * by the KASLR offset, _text in @ks minus _text in the file:
+ * &addrres_elf_sym.elf_addr is that address.  An address of a module
+ * (&addrres_ksym.loaded_module in @ks) is placed in the section the
+ * kernel loaded there (/sys/module/NAME/sections, the addresses only
+ * root may read, with the sizes of the file's sections):
+ * &addrres_elf_sym.section names it and elf_addr is the offset in it, as
+ * `eu-addr2line -e MODULE.ko -j SECTION OFFSET` takes them.
+ *
+ * Errors of one address (in @errs; the last one's message in
+ * addrres_elf__errmsg()): -ENOENT, no file of the build ID (the message
+ * names each file tried and why it was not taken), no section of the
+ * module holds it, or code the kernel made (BPF programs, ftrace and
+ * kprobe trampolines: no file has it); -ESTALE, the files found are of
+ * other builds; -EACCES, the kernel hides its symbol addresses (no KASLR
+ * offset) or a module's section addresses from this user; -ENOEXEC...,
+ * as for addrres_elf__resolve().
+ *
+ * Return: 0 on success, even where some addresses could not be
+ * resolved; -EINVAL for invalid arguments; -ENOMEM; -EOPNOTSUPP if the
+ * library was built without elfutils (LIBELF=0).  The answers live as
+ * those of the other resolve functions.  (Since 0.3.)
+ */
+LIBADDRRES_API int addrres_elf__resolve_kernel(struct addrres_elf *e, const struct addrres_ksyms *ks,
+					       const uint64_t *addrs, size_t n,
+					       const struct addrres_elf_sym **syms, int *errs,
+					       const struct addrres_elf_kernel_opts *opts);
 
 /**
  * addrres_elf_syms__dup() - a copy of a batch's answers that the caller keeps
