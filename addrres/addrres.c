@@ -1917,6 +1917,22 @@ static int kaddr_opts__parse(struct kaddr_opts *o, int argc, char **argv, int *f
 	return EXIT_RESOLVED;
 }
 
+/* Why a kernel address has no line, in a user's words (the message on stderr says more). */
+static const char *kernel_lines__why(int err)
+{
+	switch (err) {
+	case -ESTALE:
+		return "no file of the running kernel's build";
+	case -ENOENT:
+		return "no file with its DWARF found";
+	case -EACCES:
+	case -EPERM:
+		return "not allowed to see where it was loaded";
+	default:
+		return strerror(-err);
+	}
+}
+
 /*
  * The file, line and inlined functions of kernel address @addr with
  * --lines: " FILE:LINE (inlined...)" in text, ,"lines":{...} in JSON; the
@@ -1938,11 +1954,13 @@ static int kaddr__print_lines(const struct kaddr_opts *o, struct addrres_elf *el
 		snprintf(last_msg, last_sz, "%s", addrres_elf__errmsg(elf));
 	}
 	sym_result__set(&sr, err ? NULL : sym);
-	sr.err = err;
-	if (o->kernel.json) {
+	if (o->kernel.json && err) {
+		fputs(",\"lines\":null,\"lines_error\":", stdout);
+		json_str(kernel_lines__why(err));
+	} else if (o->kernel.json) {
 		sym_result__print_json(&sr, "lines");
 	} else if (err) {
-		printf(" ?? (%s)", strerror(-err));
+		printf(" ?? (%s)", kernel_lines__why(err));
 	} else if (!sym) {
 		fputs(" ?? (in no section of its file)", stdout);
 	} else if (!sr.src_file && !sr.line_err) {

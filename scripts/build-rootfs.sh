@@ -51,8 +51,10 @@ if [ ! -f "$root/$manifest" ]; then
 	cp "$root.tmp/usr/share/base-passwd/passwd.master" "$root.tmp/etc/passwd"
 	cp "$root.tmp/usr/share/base-passwd/group.master" "$root.tmp/etc/group"
 	install -m 755 "$TOP/harness/guest-boot" "$root.tmp/addrres-boot"
-	# Where guest-init mounts the test kernel's modules (no package makes it).
-	mkdir -p "$root.tmp/lib/modules"
+	# Where guest-init mounts the test kernel's modules, and where
+	# tests/kernel-lines mounts a debug package's layout (no package
+	# makes them).
+	mkdir -p "$root.tmp/lib/modules" "$root.tmp/usr/lib/debug"
 	mv "$root.tmp/$manifest.tmp" "$root.tmp/$manifest"
 	# Roots made from an older config/rootfs.conf are of no further use.
 	find "$CACHE_DIR/rootfs" -mindepth 1 -maxdepth 1 -name "$ARCH_DEBIAN-*" \

@@ -22,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cases=69
+cases=71
 ktap_plan $cases
 cli=$work/out/addrres
 if ! out=$(nice make -s -C "$TOP/addrres" OUTPUT="$work/out" CC="$HOST_CC" \
@@ -420,6 +420,18 @@ expect "elf: an object file without --section is a usage error, exit 2 naming th
 expect "elf --section: an offset past the section's end prints ?? and why, exit 1" 1 \
 	"0x100000 ?? (past the end of the section)" "" \
 	elf -L -e "$work/names-fs.o" --section=.text.names_outer 100000
+
+# kaddr --lines on this host, whose kernel's files are nowhere: why each
+# address has no line, never a line from another build's file.
+expect "kaddr --lines: a vmlinux of another build is not read, a module not found: ?? and why, exit 1" 1 \
+	"0xffffffff81000050 __startup_64+0x10 {head64.o} ?? (no file of the running kernel's build)
+0xffffffffc0002044 helper+0x4 [test_module] ?? (no file with its DWARF found)" \
+	"the kernel \(build ID [0-9a-f]+\): no file of it: $names: its build ID is not the one given" \
+	kaddr --lines "${ksyms[@]}" --vmlinux="$names" 0xffffffff81000050 0xffffffffc0002044
+expect "kaddr -j --lines: why there is no line, in lines_error" 1 \
+	'{"address":"0xffffffff81000050","symbol":"__startup_64","type":"T","modules":[],"object":"head64.o","loaded_module":false,"size":"0xc0","offset":"0x10","lines":null,"lines_error":"no file of the running kernel'"'"'s build"}' \
+	"no file of it: $names: its build ID is not the one given" \
+	kaddr -j --lines "${ksyms[@]}" --vmlinux="$names" 0xffffffff81000050
 
 expect "elf: C++ and Rust names demangled, a versioned symbol without its version" 0 \
 	"0x$(nm_of _ZNK2ns3BoxIlE3getEli) ns::Box<long>::get(long, int) const+0x0

@@ -17,7 +17,7 @@ obj=$ADDRRES_KERNEL_OBJ
 module=test_text_poke
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-ktap_plan 3
+ktap_plan 4
 
 # The lines of WANT and GOT that differ (the arm64 guest has no diff).
 differences() { # WANT_FILE GOT_FILE
@@ -72,6 +72,7 @@ name="kaddr --lines: kernel image addresses as eu-addr2line gives them in vmlinu
 linked=$(gawk '$3 == "_text" { print $1; exit }' "$obj/System.map")
 running=$(gawk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
 text_addrs "" 1500 >"$work/addrs"
+cp "$work/addrs" "$work/image-addrs"
 : >"$work/linked"
 while read -r a; do
 	printf '0x%x\n' "$((0x$a - 0x$running + 0x$linked))" >>"$work/linked"
@@ -133,8 +134,48 @@ else
 	else
 		compare "$name" "$rc"
 	fi
-	rmmod "$module" 2>/dev/null || true
 fi
+
+# --- Debian's debug package layout ------------------------------------------------
+
+# Without --build-dir: the files where Debian's linux-image-*-dbg installs
+# them, /usr/lib/debug/boot/vmlinux-RELEASE and the module at its
+# modules.dep path below /usr/lib/debug/lib/modules/RELEASE, mounted over
+# /usr/lib/debug in a mount namespace of its own.  The installed module
+# is stripped (modules_install INSTALL_MOD_STRIP=1): its lines can only
+# come from there.  The vmlinux on the arm64 guest too (/lib/modules/
+# RELEASE/build points into the host's build tree, which only the x86
+# guest, booting the host's root, has).
+name="kernel-lines (guest): kaddr --lines: the files found where Debian's linux-image-*-dbg puts them, as from the build directory"
+release=$(uname -r)
+rel=$(gawk -v m="$module" '$1 ~ "(^|/)" m ".ko:$" { sub(/:$/, "", $1); print $1; exit }' \
+	"/lib/modules/$release/modules.dep")
+{ head -n 6 "$work/image-addrs"; cut -d' ' -f3 "$work/placed" 2>/dev/null; } >"$work/addrs"
+rc=0 rc_debian=0
+"$cli" kaddr --lines --build-dir="$obj" <"$work/addrs" >"$work/want" 2>"$work/err" || rc=$?
+# shellcheck disable=SC2016 # the inner shell's arguments
+unshare -m sh -c 'mount -t tmpfs debug /usr/lib/debug &&
+	mkdir -p /usr/lib/debug/boot "/usr/lib/debug/lib/modules/$1/${3%/*}" &&
+	ln -s "$2/vmlinux" "/usr/lib/debug/boot/vmlinux-$1" &&
+	ln -s "$4" "/usr/lib/debug/lib/modules/$1/$3" &&
+	exec "$5" kaddr --lines' sh "$release" "$obj" "$rel" "$ko" "$cli" \
+	<"$work/addrs" >"$work/got" 2>>"$work/err" || rc_debian=$?
+module_lines=$(grep -c "\[$module\] /.*:[0-9]" "$work/got" || true)
+differences "$work/want" "$work/got" >"$work/diff"
+if [ -z "$rel" ]; then
+	ktap_result fail "$name" "no $module in /lib/modules/$release/modules.dep"
+elif [ "$rc" -gt 1 ] || [ "$rc_debian" != "$rc" ]; then
+	head -n 5 "$work/err" | ktap_diag
+	ktap_result fail "$name" "exit code $rc_debian, from the build directory $rc"
+elif [ -s "$work/diff" ]; then
+	head -n 10 "$work/diff" | ktap_diag
+	ktap_result fail "$name" "$(wc -l <"$work/diff") of $(wc -l <"$work/want") lines differ"
+elif [ "$module_lines" = 0 ]; then
+	ktap_result fail "$name" "no line for an address of $module: its debug file was not read"
+else
+	ktap_result ok "$name ($(wc -l <"$work/want") addresses, $module_lines of $module with a line)"
+fi
+rmmod "$module" 2>/dev/null || true
 
 # --- never from another build ----------------------------------------------------
 
