@@ -80,7 +80,10 @@ run_one() { # name arch -> prints the result line; 0 red, 1 green, 2 could not r
 	: >"$log"
 	if [ -n "$guest" ]; then
 		read -r -a vars <<<"$guest"
-		(cd "$top" && env "${vars[@]}" ARCH="${arch:-x86_64}" make -s vm-test) >>"$log" 2>&1 || rc=$?
+		# The guest runs the tools of $top: a project mutant's are built
+		# from the mutated checkout (make vm-test builds only the kernel).
+		(cd "$top" && ARCH="${arch:-x86_64}" scripts/build-tools.sh &&
+			env "${vars[@]}" ARCH="${arch:-x86_64}" make -s vm-test) >>"$log" 2>&1 || rc=$?
 	fi
 	if [ -n "$host" ]; then
 		read -r -a vars <<<"$host"

@@ -145,7 +145,9 @@ bool libaddrres_elf_unit_holds(struct elf_file *f, Dwarf_Off cu, uint64_t addr)
 			return true;
 		units_build(f, dw);
 	}
-	if (!bsearch(&cu, f->ranged_units, f->nr_ranged_units, sizeof(cu), cmp_off))
+	/* No unit with ranges: bsearch() must not be given a NULL array. */
+	if (!f->nr_ranged_units ||
+	    !bsearch(&cu, f->ranged_units, f->nr_ranged_units, sizeof(cu), cmp_off))
 		return true;
 	/*
 	 * The ranges that start below @addr, nearest first: a few hold it.

@@ -7,7 +7,8 @@
  *
  * Input:
  *   8 header bytes   [0] flags (F_*); [1..7] seeds of the offsets asked
- *   the file         an ELF executable or shared library
+ *                    ([7] also picks the section of F_SECTION)
+ *   the file         an ELF executable, shared library or object file
  *   "@@\n"           (optional) then its debug file, put where the
  *                    library looks for it: DIR/.build-id/xx/yyyy.debug
  *                    by the file's build ID
@@ -15,7 +16,8 @@
  * What must hold, whatever the bytes:
  *  - no crash, no leak, no sanitizer report (libFuzzer's and ASan's job);
  *  - the return value is 0 or a negative errno, and on failure every
- *    answer is NULL; an answer's ELF address is the one asked (F_ADDRS),
+ *    answer is NULL; an answer's ELF address is the one asked (F_ADDRS;
+ *    with F_SECTION the offset asked, its section the one named),
  *    a nameless answer has no offset and no table, inline frames come
  *    with a pointer, at most 64, their strings readable;
  *  - asked again, the same offsets get the same answers (the answers
@@ -35,7 +37,11 @@ enum {
 	F_NO_LINES = 2,
 	F_NO_INLINES = 4,
 	F_DEBUG_FILE = 8,	/* the second section is the debug file */
+	F_SECTION = 16,		/* offsets in a section (an object file's way) */
 };
+
+/* The sections F_SECTION asks, by header byte 7: code, and not code. */
+static const char *const sections[] = { ".text", ".text.names_outer", ".data", ".init.text" };
 
 #define NR_ASKED 16
 
@@ -74,15 +80,19 @@ static bool write_file(const char *path, const void *data, size_t n)
 	return !fclose(f) && ok;
 }
 
-static void check_answers(const struct addrres_elf_sym **syms, const uint64_t *asked, bool addrs)
+static void check_answers(const struct addrres_elf_sym **syms, const uint64_t *asked, bool addrs,
+			  const char *section)
 {
 	for (size_t i = 0; i < NR_ASKED; i++) {
 		const struct addrres_elf_sym *s = syms[i];
 
 		if (!s)
 			continue;
-		CHECK(!addrs || s->elf_addr == asked[i], "asked 0x%llx, answered for 0x%llx",
+		CHECK(!(addrs || section) || s->elf_addr == asked[i], "asked 0x%llx, answered for 0x%llx",
 		      (unsigned long long)asked[i], (unsigned long long)s->elf_addr);
+		CHECK(section ? s->section && !strcmp(s->section, section) : !s->section,
+		      "asked in section %s, answered in %s", section ? section : "(none)",
+		      s->section ? s->section : "(none)");
 		CHECK(s->name || (!s->offset && s->symtab == ADDRRES_ELF_SYMTAB_NONE),
 		      "a nameless answer with an offset or a table");
 		CHECK(s->nr_inlined <= 64 && !s->inlined == !s->nr_inlined, "%zu inline frames",
@@ -109,7 +119,8 @@ static bool same_answer(const struct addrres_elf_sym *a, const struct addrres_el
 {
 	if (!a || !b)
 		return a == b;
-	if (a->elf_addr != b->elf_addr || !same_str(a->name, b->name) || a->offset != b->offset ||
+	if (a->elf_addr != b->elf_addr || !same_str(a->section, b->section) ||
+	    !same_str(a->name, b->name) || a->offset != b->offset ||
 	    a->size != b->size || a->symtab != b->symtab || !same_str(a->src_file, b->src_file) ||
 	    a->line != b->line || a->column != b->column || a->nr_inlined != b->nr_inlined ||
 	    a->line_err != b->line_err)
@@ -132,6 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct addrres_elf *e = NULL;
 	uint64_t asked[NR_ASKED];
 	int fds, err, err2;
+	const char *section;
 	bool addrs;
 
 	if (size < 8)
@@ -144,6 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(!mkdir(dir, 0755) || errno == EEXIST, "mkdir %s", dir);
 	}
 	addrs = data[0] & F_ADDRS;
+	section = data[0] & F_SECTION ? sections[data[7] % (sizeof(sections) / sizeof(sections[0]))] :
+					NULL;
 	next_section(&p, end, &file, &file_len);
 	if (data[0] & F_DEBUG_FILE)
 		next_section(&p, end, &debug, &debug_len);
@@ -171,7 +185,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = dir,
 			     .no_lines = (data[0] & F_NO_LINES) != 0,
 			     .no_inlines = (data[0] & F_NO_INLINES) != 0);
-		ADDRRES_OPTS(addrres_elf_resolve_opts, ro, .elf_addrs = addrs);
+		ADDRRES_OPTS(addrres_elf_resolve_opts, ro, .elf_addrs = addrs, .section = section);
 
 		CHECK(!addrres_elf__open(&o, &e), "open");
 		err = addrres_elf__resolve(e, path, asked, NR_ASKED, syms, &ro);
@@ -181,7 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				CHECK(!syms[i], "a failed resolve left answer %zu", i);
 			CHECK(addrres_elf__errmsg(e)[0], "a failed resolve left no message");
 		} else {
-			check_answers(syms, asked, addrs);
+			check_answers(syms, asked, addrs, section);
 			CHECK(!addrres_elf_syms__dup(syms, NR_ASKED, &copy), "dup");
 			err2 = addrres_elf__resolve(e, path, asked, NR_ASKED, again, &ro);
 			CHECK(!err2, "the same offsets again: %d", err2);

@@ -212,6 +212,13 @@ if sh "$FIXTURES/elf/build.sh" "$work/elf" >"$work/elf.log" 2>&1; then
 		"$work/elf/debug/.build-id/${id:0:2}/${id:2}.debug"
 	seed "$e/lib-stripped+zlib-debug" '\010\001\020\040\100\002\003\004' \
 		"$work/elf/lib-stripped.so" "$work/elf/debug-z/.build-id/${id:0:2}/${id:2}.debug"
+	# Object files by section (flag 16; byte 7 picks .text or .text.names_outer):
+	# one without a build ID, one with, one stripped with its debug file.
+	seed "$e/lib.o" '\020\001\002\003\004\005\006\000' "$work/elf/lib.o"
+	seed "$e/names-fs.o" '\020\000\001\002\003\004\005\001' "$work/elf/names-fs.o"
+	id=$(cat "$work/elf/names-fs.o.build-id")
+	seed "$e/names-fs-stripped+debug" '\030\000\001\002\003\004\005\001' \
+		"$work/elf/names-fs-stripped.o" "$work/elf/debug-obj/.build-id/${id:0:2}/${id:2}.debug"
 else
 	tail -n 5 "$work/elf.log" >&2
 	# Without them fuzz_elf starts from nothing: said, not hidden.
