@@ -176,13 +176,12 @@ static const char usage_text[] =
 "                          /sys/module/*/sections: root's)\n"
 "      --build-dir=DIR     look first in the kernel's build directory (O=):\n"
 "                          DIR/vmlinux, modules at their modules.order paths;\n"
-"                          then the debug directories by build ID, Debian's\n"
-"                          /usr/lib/debug/boot/vmlinux-RELEASE and\n"
-"                          /usr/lib/debug/lib/modules/RELEASE/..., the\n"
-"                          modules in /lib/modules/RELEASE\n"
+"                          then by build ID in the debug directories, where\n"
+"                          Debian's linux-image-*-dbg installs them, and the\n"
+"                          other places addrres.1 lists\n"
 "      --vmlinux=FILE      the kernel image: that file only\n"
-"  -L, --no-inlines, --no-demangle, --debug-dirs=DIRS, --cache-dir=DIR\n"
-"                          as for maps\n"
+"  -L, --no-lines, --no-inlines, --no-demangle, --debug-dirs=DIRS,\n"
+"      --cache-dir=DIR     as for maps\n"
 "\n"
 "kname:\n"
 "  -a, --attach=FORM       for the one match of each name, print how a tool\n"
@@ -1968,6 +1967,10 @@ static int kaddr__print_lines(const struct kaddr_opts *o, struct addrres_elf *el
 	} else {
 		sym_result__print_lines(&sr);
 	}
+	if (err == -EACCES || err == -EPERM)
+		return EXIT_PERMISSION;
+	if (err && err != -ENOENT && err != -ESTALE)
+		return EXIT_FAILURE_OTHER;
 	return err || !sym || !sr.src_file ? EXIT_UNRESOLVED : EXIT_RESOLVED;
 }
 

@@ -130,6 +130,6 @@ int libaddrres_elf_resolve_0_1(struct addrres_elf *e, const char *path,
 			syms[i] = NULL;
 		return -EINVAL;
 	}
-	return addrres_elf__resolve(e, path, file_offsets, n, syms, &opts);
+	return libaddrres_elf_resolve_0_2(e, path, file_offsets, n, syms, &opts);
 }
 __asm__(".symver libaddrres_elf_resolve_0_1, addrres_elf__resolve@ADDRRES_0.1");

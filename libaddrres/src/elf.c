@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * ELF symbols: offsets of an executable or shared library, or addresses
- * of one VMA of a process, as symbols and source lines, with elfutils'
- * libdwfl.
+ * ELF symbols: offsets of an executable or shared library (or of a
+ * section of an object file or kernel module), or addresses of one VMA
+ * of a process, as symbols and source lines, with elfutils' libdwfl.
  *
  * Each file gets a Dwfl of its own with one module, reported at its
  * link-time addresses (dwfl_report_elf() with base 0 and add_p_vaddr, so
@@ -20,8 +20,8 @@
  * anything.  The vdso has no inode: its key in "files" is its build ID
  * (without one, its size and a hash of its bytes).
  *
- * This file holds the API and libdwfl's callbacks; the cache is in
- * elf_cache.c, the vdso in elf_vdso.c, the symbol index and the answers
+ * This file holds the API and libdwfl's callbacks; the running kernel's
+ * files are found in elf_kernel.c, the cache is in elf_cache.c, the vdso in elf_vdso.c, the symbol index and the answers
  * in elf_symbols.c, what they share in elf_internal.h.  LIBELF=0 builds
  * elf_none.c instead of all of them.
  */
@@ -331,8 +331,8 @@ int addrres_elf__open(const struct addrres_elf_opts *opts, struct addrres_elf **
 	e->callbacks.find_debuginfo = find_debuginfo;
 	e->callbacks.debuginfo_path = &e->debug_dirs;
 	/*
-	 * Only for an object file, which libdwfl lays out before
-	 * libaddrres_elf_facts_read() refuses it: without one, libdwfl calls NULL.
+	 * An object file's sections: libdwfl lays them out from 0, one after
+	 * the other, and relocates its symbols and DWARF there.
 	 */
 	e->callbacks.section_address = dwfl_offline_section_address;
 	/* Idempotent; libelf refuses to work before it. */
@@ -539,20 +539,12 @@ int libaddrres_elf_resolve_in_section(struct addrres_elf *e, struct elf_file *f,
 }
 
 /*
- * addrres_elf__resolve() since 0.2, the default version of the name
- * (libaddrres.map; its 0.1 form is in answers.c).  The version is given
- * to an internal name: a definition of the plain name would also take
- * the node that the map lists it in first.
+ * addrres_elf__resolve(): its 0.3 form if @objects (object files asked by
+ * section), else its 0.2 form, which refuses them as 0.2 did.
  */
-LIBADDRRES_API int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
-					      const uint64_t *file_offsets, size_t n,
-					      const struct addrres_elf_sym **syms,
-					      const struct addrres_elf_resolve_opts *opts);
-__asm__(".symver libaddrres_elf_resolve_0_2, addrres_elf__resolve@@ADDRRES_0.2");
-int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
-			       const uint64_t *file_offsets, size_t n,
-			       const struct addrres_elf_sym **syms,
-			       const struct addrres_elf_resolve_opts *opts)
+static int resolve_path(struct addrres_elf *e, const char *path, const uint64_t *file_offsets,
+			size_t n, const struct addrres_elf_sym **syms,
+			const struct addrres_elf_resolve_opts *opts, bool objects)
 {
 	const unsigned char *build_id;
 	char found[PATH_MAX];
@@ -590,6 +582,9 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 		return err;
 	if (!path)
 		path = found;
+	if (f->facts.object && !objects)
+		return libaddrres_err(&e->eb, -ENOEXEC, "%s: not an ELF executable or shared library",
+				      path);
 	if (f->facts.object && !section)
 		return libaddrres_err(&e->eb, -EINVAL,
 				      "%s: an object file has no addresses of its own: give offsets in a section (addrres_elf_resolve_opts.section)",
@@ -606,6 +601,36 @@ int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 							 e->syms);
 	libaddrres_elf_resolve_file(e, f, file_offsets, 0, elf_addrs, n, syms, e->syms);
 	return 0;
+}
+
+/*
+ * The versions of addrres_elf__resolve() (libaddrres.map; its 0.1 form
+ * is in answers.c), each given to an internal name: a definition of the
+ * plain name would also take the node that the map lists it in first.
+ * 0.3, the default, reads object files; a program built against 0.2
+ * keeps 0.2's answer for them, -ENOEXEC, and never gets answers whose
+ * &addrres_elf_sym.section its library would not have.
+ */
+LIBADDRRES_API int libaddrres_elf_resolve_0_3(struct addrres_elf *e, const char *path,
+					      const uint64_t *file_offsets, size_t n,
+					      const struct addrres_elf_sym **syms,
+					      const struct addrres_elf_resolve_opts *opts);
+__asm__(".symver libaddrres_elf_resolve_0_3, addrres_elf__resolve@@ADDRRES_0.3");
+int libaddrres_elf_resolve_0_3(struct addrres_elf *e, const char *path,
+			       const uint64_t *file_offsets, size_t n,
+			       const struct addrres_elf_sym **syms,
+			       const struct addrres_elf_resolve_opts *opts)
+{
+	return resolve_path(e, path, file_offsets, n, syms, opts, true);
+}
+
+__asm__(".symver libaddrres_elf_resolve_0_2, addrres_elf__resolve@ADDRRES_0.2");
+int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
+			       const uint64_t *file_offsets, size_t n,
+			       const struct addrres_elf_sym **syms,
+			       const struct addrres_elf_resolve_opts *opts)
+{
+	return resolve_path(e, path, file_offsets, n, syms, opts, false);
 }
 
 /* addrres_elf__resolve_vma(), its results kept in @store (@n of them). */

@@ -181,6 +181,7 @@ struct elf_file {
 	bool units_built;
 	/* a kernel image's _text, where it was linked (elf_kernel.c) */
 	uint64_t text;
+	int text_err;			/* 0, or -ENOENT: it has none */
 	bool text_known;
 };
 

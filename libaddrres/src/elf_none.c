@@ -58,12 +58,22 @@ const char *addrres_elf__errmsg(const struct addrres_elf *e)
 	return "";
 }
 
-/* The default version of the name, as in elf.c. */
-LIBADDRRES_API int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
+/* The versions of the name, as in elf.c. */
+LIBADDRRES_API int libaddrres_elf_resolve_0_3(struct addrres_elf *e, const char *path,
 					      const uint64_t *file_offsets, size_t n,
 					      const struct addrres_elf_sym **syms,
 					      const struct addrres_elf_resolve_opts *opts);
-__asm__(".symver libaddrres_elf_resolve_0_2, addrres_elf__resolve@@ADDRRES_0.2");
+__asm__(".symver libaddrres_elf_resolve_0_3, addrres_elf__resolve@@ADDRRES_0.3");
+int libaddrres_elf_resolve_0_3(struct addrres_elf *e, const char *path,
+			       const uint64_t *file_offsets, size_t n,
+			       const struct addrres_elf_sym **syms,
+			       const struct addrres_elf_resolve_opts *opts)
+{
+	(void)e, (void)path, (void)file_offsets, (void)opts;
+	return unsupported(syms, NULL, n);
+}
+
+__asm__(".symver libaddrres_elf_resolve_0_2, addrres_elf__resolve@ADDRRES_0.2");
 int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
 			       const uint64_t *file_offsets, size_t n,
 			       const struct addrres_elf_sym **syms,

@@ -187,11 +187,21 @@ struct Elf;	/* libelf's Elf */
 
 /*
  * The GNU build ID of an ELF file, from its PT_NOTE segments as the
- * kernel reads it, into @id (ADDRRES_BUILD_ID_MAX bytes): its size, or 0
- * if it has none or is no ELF file.  From an open Elf, or from a file.
+ * kernel reads it (an object file's from its note sections), into @id
+ * (ADDRRES_BUILD_ID_MAX bytes): its size, or 0 if it has none or is no
+ * ELF file.  From an open Elf, or from a file.
  */
 size_t libaddrres_elf_build_id(struct Elf *elf, unsigned char *id);
 size_t libaddrres_fd_build_id(int fd, unsigned char *id);
 #endif
+
+/*
+ * addrres_elf__resolve@ADDRRES_0.2 (elf.c; elf_none.c with LIBELF=0):
+ * the 0.1 form calls it too, so that object files stay refused there.
+ */
+LIBADDRRES_API int libaddrres_elf_resolve_0_2(struct addrres_elf *e, const char *path,
+					      const uint64_t *file_offsets, size_t n,
+					      const struct addrres_elf_sym **syms,
+					      const struct addrres_elf_resolve_opts *opts);
 
 #endif /* LIBADDRRES_INTERNAL_H */

@@ -219,6 +219,11 @@ if sh "$FIXTURES/elf/build.sh" "$work/elf" >"$work/elf.log" 2>&1; then
 	id=$(cat "$work/elf/names-fs.o.build-id")
 	seed "$e/names-fs-stripped+debug" '\030\000\001\002\003\004\005\001' \
 		"$work/elf/names-fs-stripped.o" "$work/elf/debug-obj/.build-id/${id:0:2}/${id:2}.debug"
+	# A shared library that says it is an object file (e_type 1): program
+	# headers, and sections that have addresses, where libdwfl lays out.
+	cp "$work/elf/lib.so" "$work/elf/lib-as-object"
+	printf '\001\000' | dd of="$work/elf/lib-as-object" bs=1 seek=16 conv=notrunc status=none
+	seed "$e/lib-as-object" '\020\001\002\003\004\005\006\000' "$work/elf/lib-as-object"
 else
 	tail -n 5 "$work/elf.log" >&2
 	# Without them fuzz_elf starts from nothing: said, not hidden.

@@ -255,12 +255,15 @@ else
 	fi
 fi
 
-# --- 4. a program built against release 0.1 -------------------------------
+# --- 4. programs built against releases 0.1 and 0.2 -------------------------
 
 # addrres_elf__resolve() took the build ID as arguments in 0.1: such a
 # program binds addrres_elf__resolve@ADDRRES_0.1, which must give the
-# answers of the 0.2 form, and pass the build ID on (-ESTALE for another).
-name="libaddrres: a program built against 0.1 keeps its addrres_elf__resolve@ADDRRES_0.1"
+# answers of the later forms, and pass the build ID on (-ESTALE for
+# another).  0.3 reads object files; a program built against 0.1 or 0.2
+# keeps their answer for one, -ENOEXEC (and never gets an answer whose
+# section field its library would not have had).
+name="libaddrres: programs built against 0.1 and 0.2 keep their addrres_elf__resolve, object files refused"
 if ! $plain_ok; then
 	ktap_result fail "$name" "make with the default flags failed"
 else
@@ -275,6 +278,11 @@ else
 			size_t id_size, const uint64_t *offs, size_t n,
 			const struct addrres_elf_sym **syms);
 	__asm__(".symver resolve_0_1, addrres_elf__resolve@ADDRRES_0.1");
+	/* 0.2's, the same prototype as 0.3's. */
+	int resolve_0_2(struct addrres_elf *e, const char *path, const uint64_t *offs, size_t n,
+			const struct addrres_elf_sym **syms,
+			const struct addrres_elf_resolve_opts *opts);
+	__asm__(".symver resolve_0_2, addrres_elf__resolve@ADDRRES_0.2");
 
 	static int same(const struct addrres_elf_sym *a, const struct addrres_elf_sym *b)
 	{
@@ -292,7 +300,7 @@ else
 		uint64_t offs[64];
 		int named = 0;
 
-		if (argc != 2 || addrres_elf__open(NULL, &e))
+		if (argc != 3 || addrres_elf__open(NULL, &e))
 			return 2;
 		/* Spread over the loaded part: the library's own code is past 0x4000. */
 		for (int i = 0; i < 64; i++)
@@ -312,6 +320,20 @@ else
 		}
 		if (resolve_0_1(e, argv[1], other, 1, offs, 1, got) != -ESTALE)
 			return 6;
+		if (resolve_0_2(e, argv[1], offs, 64, got, NULL) || !same(old[1], got[1]))
+			return 8;
+		/* an object file (argv[2]): 0.1 and 0.2 refuse it, 0.3 reads its sections */
+		if (resolve_0_1(e, argv[2], NULL, 0, offs, 1, got) != -ENOEXEC ||
+		    resolve_0_2(e, argv[2], offs, 1, got, NULL) != -ENOEXEC)
+			return 9;
+		{
+			ADDRRES_OPTS(addrres_elf_resolve_opts, text, .section = ".text");
+
+			offs[0] = 0;
+			if (addrres_elf__resolve(e, argv[2], offs, 1, got, &text) || !got[0] ||
+			    !got[0]->section || strcmp(got[0]->section, ".text"))
+				return 10;
+		}
 		printf("%d named\n", named);
 		addrres_elf_syms__free(old);
 		addrres_elf__free(e);
@@ -324,10 +346,15 @@ else
 		"$work/abi01.c" -L "$work/plain" -laddrres 2>&1); then
 		printf '%s\n' "$out" | tail -n 20 | ktap_diag
 		ktap_result fail "$name" "the program does not build"
-	elif ! nm -D "$work/abi01" | grep -q ' U addrres_elf__resolve@ADDRRES_0\.1$'; then
+	elif ! nm -D "$work/abi01" | grep -q ' U addrres_elf__resolve@ADDRRES_0\.1$' ||
+		! nm -D "$work/abi01" | grep -q ' U addrres_elf__resolve@ADDRRES_0\.2$' ||
+		! nm -D "$work/abi01" | grep -q ' U addrres_elf__resolve@ADDRRES_0\.3$'; then
 		nm -D "$work/abi01" | grep addrres_ | ktap_diag
-		ktap_result fail "$name" "the program does not bind addrres_elf__resolve@ADDRRES_0.1"
-	elif out=$(LD_LIBRARY_PATH=$work/plain "$work/abi01" "$so" 2>&1) || rc=$? && [ "$rc" != 0 ]; then
+		ktap_result fail "$name" "the program does not bind addrres_elf__resolve@ADDRRES_0.1, 0.2 and 0.3"
+	elif ! nice "$HOST_CC" -g -c -o "$work/abi01.o" "$work/abi01.c" -I "$LIB/include"; then
+		ktap_result fail "$name" "the object file does not build"
+	elif out=$(LD_LIBRARY_PATH=$work/plain "$work/abi01" "$so" "$work/abi01.o" 2>&1) ||
+		rc=$? && [ "$rc" != 0 ]; then
 		printf '%s\n' "$out" | ktap_diag
 		ktap_result fail "$name" "exit $rc"
 	else

@@ -56,7 +56,7 @@ extern "C" {
  * the functions it was linked with.
  */
 #define LIBADDRRES_MAJOR_VERSION 0
-#define LIBADDRRES_MINOR_VERSION 2
+#define LIBADDRRES_MINOR_VERSION 3
 
 /**
  * ADDRRES_OPTS() - declare an options struct, zeroed, with its size set
@@ -841,8 +841,10 @@ struct addrres_elf_inline {
  *	offset - p_offset + p_vaddr of the PT_LOAD segment that holds it.
  *	These are the addresses of nm(1), readelf(1) and
  *	`eu-addr2line -e FILE`; for a shared library or PIE, a process's
- *	address minus the load bias.  For an object file (ET_REL: a .o, a
- *	kernel module), which has no addresses, the offset in @section.
+ *	address minus the load bias.  Where a section was asked
+ *	(&addrres_elf_resolve_opts.section; a module's address by
+ *	addrres_elf__resolve_kernel()), the offset in @section: an object
+ *	file (ET_REL: a .o, a kernel module) has no addresses.
  * @name: the symbol that holds it, as libdwfl's dwfl_module_addrinfo()
  *	finds it (and so `eu-addr2line -S` shows it): a symbol whose range
  *	holds @elf_addr (of several, the one that starts nearest below it
@@ -880,7 +882,10 @@ struct addrres_elf_inline {
  * @section: the section the number asked was an offset in
  *	(&addrres_elf_resolve_opts.section, or the kernel module section
  *	addrres_elf__resolve_kernel() found), NULL where it was a file
- *	offset or an ELF address.  (Since 0.3.)
+ *	offset or an ELF address.  (Since 0.3.  Answers of an older library
+ *	end before it; a program gets a section only from 0.3 functions,
+ *	addrres_elf__resolve@ADDRRES_0.3 and addrres_elf__resolve_kernel(),
+ *	which an older library does not have, so it cannot run there.)
  *
  * A name of the symbol table that carries a symbol version, as a debug
  * file's .symtab has them ("memcpy@@GLIBC_2.14", "query_module@GLIBC_2.2.5"),
@@ -890,8 +895,8 @@ struct addrres_elf_inline {
  * Lifetime, the one rule for every answer of a handle: the library owns
  * the struct, its &addrres_elf_sym.inlined frames and every string either
  * points to, and all of them live until the next addrres_elf__resolve(),
- * addrres_elf__resolve_vma() or addrres_elf__resolve_vmas() on the same
- * handle starts, or its addrres_elf__drop() or addrres_elf__free(),
+ * addrres_elf__resolve_vma(), addrres_elf__resolve_vmas() or
+ * addrres_elf__resolve_kernel() on the same handle starts, or its addrres_elf__drop() or addrres_elf__free(),
  * whichever comes first.  Not longer: names point into the files the
  * answers came from, which a later call may close (the cache's limits,
  * &addrres_elf_opts.max_files and max_bytes, or a file found rewritten).
@@ -1286,13 +1291,20 @@ struct addrres_elf_kernel_opts {
  * &addrres_elf_sym.section names it and elf_addr is the offset in it, as
  * `eu-addr2line -e MODULE.ko -j SECTION OFFSET` takes them.
  *
+ * Each file is looked for once a call, on its first address.  The
+ * addresses are taken as the kernel has them at the call: a module
+ * unloaded and loaded again since they were sampled is read as it is
+ * loaded now (its build ID and sections then), as kallsyms would name
+ * it.
+ *
  * Errors of one address (in @errs; the last one's message in
- * addrres_elf__errmsg()): -ENOENT, no file of the build ID (the message
- * names each file tried and why it was not taken), no section of the
- * module holds it, or code the kernel made (BPF programs, ftrace and
- * kprobe trampolines: no file has it); -ESTALE, the files found are of
- * other builds; -EACCES, the kernel hides its symbol addresses (no KASLR
- * offset) or a module's section addresses from this user; -ENOEXEC...,
+ * addrres_elf__errmsg()): -ENOENT, no symbol of @ks holds it, no file
+ * of the build ID (the message names each file tried and why it was not
+ * taken), no section of the module holds it, or code the kernel made
+ * (BPF programs, ftrace and kprobe trampolines: no file has it);
+ * -ESTALE, a file was found but of another build; -EACCES, the kernel
+ * hides its symbol addresses (no KASLR offset) or a module's section
+ * addresses from this user, or a file could not be read; -ENOEXEC...,
  * as for addrres_elf__resolve().
  *
  * Return: 0 on success, even where some addresses could not be
