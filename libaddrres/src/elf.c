@@ -524,6 +524,20 @@ int libaddrres_elf_resolve_in_section(struct addrres_elf *e, struct elf_file *f,
 	if (err)
 		return libaddrres_err(&e->eb, err, "%s: %s section %s", path,
 				      err == -ENOENT ? "no" : "more than one", name);
+	/*
+	 * libdwfl lays out an object file's sections from 0 but keeps an
+	 * address a section has (arm64 modules' __patchable_function_entries):
+	 * where another lands on the one asked, its symbols could answer.
+	 */
+	for (size_t i = 0; f->facts.object && i < f->facts.nr_loads; i++) {
+		const struct elf_load *l = &f->facts.loads[i];
+
+		if ((l->vaddr != start || l->memsz != size) && l->vaddr < start + size &&
+		    start < l->vaddr + l->memsz)
+			return libaddrres_err(&e->eb, -ENOEXEC,
+					      "%s: section %s overlaps another where libdwfl lays them out",
+					      path, name);
+	}
 	libaddrres_elf_resolve_file(e, f, offsets, start, true, n, syms, store);
 	for (size_t i = 0; i < n; i++) {
 		if (!syms[i])

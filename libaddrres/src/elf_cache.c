@@ -370,29 +370,6 @@ static void scns_check(struct elf_facts *f)
 	}
 }
 
-static int cmp_load_vaddr(const void *a, const void *b)
-{
-	const struct elf_load *x = a, *y = b;
-
-	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
-}
-
-/*
- * Whether an object file's sections (@f->loads: those that take memory
- * and have bytes) overlap nowhere where libdwfl laid them out.  It places
- * the ones at address 0 and keeps the others' sh_addr: a file that gives
- * some an address could make one section answer for another.  Sorts them.
- */
-static bool object_layout_ok(struct elf_facts *f)
-{
-	qsort(f->loads, f->nr_loads, sizeof(*f->loads), cmp_load_vaddr);
-	for (size_t i = 0; i + 1 < f->nr_loads; i++) {
-		if (f->loads[i].memsz > f->loads[i + 1].vaddr - f->loads[i].vaddr)
-			return false;
-	}
-	return true;
-}
-
 /*
  * The segments, build ID, tables and sections of @elf (libdwfl's, or an
  * image in memory), read with libelf.  0; -ENOEXEC (*@why says why) or
@@ -485,10 +462,6 @@ int libaddrres_elf_facts_read(Elf *elf, struct elf_facts *f, const char **why)
 		}
 	}
 	scns_check(f);
-	if (f->object && !object_layout_ok(f)) {
-		*why = "an object file whose sections overlap where libdwfl lays them out";
-		return -ENOEXEC;
-	}
 	return 0;
 }
 
