@@ -11,7 +11,7 @@ S := scripts
 H := harness
 .PHONY: run check deps fetch tree refresh config kernel selftests rootfs \
 	host-test vm-test shell demo bench distro-build lint check-series clean help \
-	manifest mutant
+	manifest mutant mainline-kernel
 
 #: this list, made from the "#:" comments above each target
 help:
@@ -98,6 +98,12 @@ demo: kernel
 # measure themselves.  Then PROCMAP_QUERY on ours and on the upstream
 # reference, in turns; last, libaddrres against eu-addr2line, on the host.
 #: run the benchmarks in the guest and on the host, print their figures
+#: the test kernel's configuration on the mainline base (config/mainline.conf),
+#: without the series yet, in build/$ARCH/obj-mainline (issue 47)
+mainline-kernel: deps
+	@$(S)/fetch-base.sh --mainline >/dev/null
+	@KERNEL_FLAVOR=mainline $(S)/build-kernel.sh
+
 bench: deps
 	@$(S)/make-tree.sh --lenient
 	@KERNEL_FLAVOR=bench $(S)/build-kernel.sh

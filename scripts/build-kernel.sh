@@ -5,19 +5,28 @@
 # merge_config.sh, then a check that every requested value made it.  The
 # upstream and base flavors (KERNEL_FLAVOR=upstream, base) build the
 # upstream reference and the pinned 6.1 without the series with the bench
-# kernel's fragments, checking only the symbols their Kconfig has (the
-# series' own, such as KALLMODSYMS, are not there).
+# kernel's fragments, the mainline flavor the mainline base with the test
+# kernel's, each checking only the symbols its Kconfig has (the series'
+# own, such as KALLMODSYMS, are not there: they are listed).
 #
 #   build-kernel.sh            configure (when a fragment changed) and build
 #   build-kernel.sh --config   only configure and check
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# Does the flavor have the test kernel's configuration (its debugging)?
+test_like() {
+	case $KERNEL_FLAVOR in
+	test | pages64k | mainline) true ;;
+	*) false ;;
+	esac
+}
+
 # Is the fragment FILE for this kernel flavor?
 for_flavor() {
 	case ${1##*/} in
-	debug.config) [ "$KERNEL_FLAVOR" = test ] || [ "$KERNEL_FLAVOR" = pages64k ] ;;
-	bench.config) [ "$KERNEL_FLAVOR" != test ] && [ "$KERNEL_FLAVOR" != pages64k ] ;;
+	debug.config) test_like ;;
+	bench.config) ! test_like ;;
 	pages64k.config) [ "$KERNEL_FLAVOR" = pages64k ] ;;
 	pages4k.config) [ "$KERNEL_FLAVOR" != pages64k ] ;;
 	*) true ;;
@@ -32,15 +41,15 @@ for dir in common "$ARCH" features; do
 done
 # What the tests say they need is checked like the rest; the bench kernel
 # leaves it out (fault injection, for one).
-if [ "$KERNEL_FLAVOR" = test ] || [ "$KERNEL_FLAVOR" = pages64k ]; then
+if test_like; then
 	for target in $KSFT_TARGETS; do
-		cfg=$TREE/tools/testing/selftests/$target/config
+		cfg=$KERNEL_SRC/tools/testing/selftests/$target/config
 		[ -f "$cfg" ] && fragments+=("$cfg")
 	done
 fi
 mkdir -p "$OBJ"
 [ -f "$KERNEL_SRC/Makefile" ] ||
-	die "no kernel source at $KERNEL_SRC (the base: scripts/fetch-base.sh; the upstream reference: scripts/fetch-base.sh --upstream)"
+	die "no kernel source at $KERNEL_SRC (the base: scripts/fetch-base.sh; the upstream reference: scripts/fetch-base.sh --upstream; the mainline base: --mainline)"
 
 kernel_cc=$(kernel_cc)
 
@@ -115,7 +124,7 @@ fi
 [ "${1:-}" = --config ] && exit 0
 
 flavor_vars=()
-[ "$KERNEL_FLAVOR" = test ] && read -r -a flavor_vars <<<"$KERNEL_TEST_MAKE_VARS"
+test_like && [ "$KERNEL_FLAVOR" != pages64k ] && read -r -a flavor_vars <<<"$KERNEL_TEST_MAKE_VARS"
 info "building the $ARCH kernel in $OBJ ($(nproc_jobs) jobs; log: $OBJ/build.log)"
 if ! kmake CC="$kernel_cc" "${flavor_vars[@]}" -j"$(nproc_jobs)" all >"$OBJ/build.log" 2>&1; then
 	grep -E -B2 -A8 'error:|Error [0-9]' "$OBJ/build.log" | tail -n 40 >&2 || true

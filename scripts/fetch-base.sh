@@ -2,7 +2,9 @@
 # Fetch the pinned base package, verify it, unpack it (no install) into the
 # cache.  Prints the path of the unpacked tree on stdout.  With --upstream,
 # the same for the pinned upstream reference kernel of `make bench`
-# (config/upstream.conf) instead.
+# (config/upstream.conf) instead; with --mainline, for the mainline base
+# (config/mainline.conf), which apt does not list: that one file is
+# downloaded from its pinned URL.
 #
 # apt is asked only for what it already knows: `apt-get update` runs only
 # when apt has no package lists for the package at all (a fresh machine),
@@ -12,6 +14,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 pin_conf=config/base.conf pin_var=BASE
+BASE_URL=
 after_bump="run 'make tree FORCE=1' and fix any patch that no longer applies"
 case ${1:-} in
 "") ;;
@@ -21,7 +24,13 @@ case ${1:-} in
 	BASE_TOPDIR=$UPSTREAM_TOPDIR
 	pin_conf=config/upstream.conf pin_var=UPSTREAM after_bump="run 'make bench'"
 	;;
-*) die "usage: fetch-base.sh [--upstream]" ;;
+--mainline)
+	BASE_PACKAGE=$MAINLINE_PACKAGE BASE_VERSION=$MAINLINE_VERSION
+	BASE_SHA256=$MAINLINE_SHA256 BASE_TARBALL=$MAINLINE_TARBALL
+	BASE_TOPDIR=$MAINLINE_TOPDIR BASE_URL=$MAINLINE_URL
+	pin_conf=config/mainline.conf pin_var=MAINLINE after_bump="run 'make mainline-kernel'"
+	;;
+*) die "usage: fetch-base.sh [--upstream | --mainline]" ;;
 esac
 
 deb_dir=$CACHE_DIR/debs
@@ -65,7 +74,14 @@ if [ -f "$src_dir/.unpacked" ]; then
 fi
 
 mkdir -p "$deb_dir"
-if [ ! -f "$deb" ]; then
+if [ ! -f "$deb" ] && [ -n "$BASE_URL" ]; then
+	info "downloading $BASE_PACKAGE=$BASE_VERSION from $BASE_URL"
+	if ! curl -fsSL --retry 3 -o "$deb.part" "$BASE_URL"; then
+		rm -f "$deb.part"
+		die "cannot download $BASE_URL (gone from the pool once the suite moved on: move the pin, see $pin_conf)"
+	fi
+	mv "$deb.part" "$deb"
+elif [ ! -f "$deb" ]; then
 	info "downloading $BASE_PACKAGE=$BASE_VERSION"
 	if [ -z "$(apt_versions)" ]; then
 		# A fresh machine may have no package lists yet.  (A pinned

@@ -11,6 +11,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/config/identity.conf"
 # shellcheck source=../config/upstream.conf
 . "$TOP/config/upstream.conf"
+# shellcheck source=../config/mainline.conf
+. "$TOP/config/mainline.conf"
 # shellcheck source=../config/test.conf
 . "$TOP/config/test.conf"
 
@@ -58,6 +60,12 @@ upstream)
 	OBJ=$ARCH_BUILD/obj-upstream
 	KERNEL_SRC=$CACHE_DIR/base/$UPSTREAM_PACKAGE-$UPSTREAM_VERSION
 	;;
+# The test kernel's configuration on the pinned mainline base
+# (config/mainline.conf), without the series yet (issue 47).
+mainline)
+	OBJ=$ARCH_BUILD/obj-mainline
+	KERNEL_SRC=$CACHE_DIR/base/$MAINLINE_PACKAGE-$MAINLINE_VERSION
+	;;
 base)
 	OBJ=$ARCH_BUILD/obj-base
 	KERNEL_SRC=$CACHE_DIR/base/$BASE_PACKAGE-$BASE_VERSION
@@ -66,7 +74,7 @@ series)
 	OBJ=$ARCH_BUILD/obj-series
 	KERNEL_SRC=$BUILD_DIR/series-check/linux
 	;;
-*) printf 'error: KERNEL_FLAVOR is test, bench, pages64k, upstream, base or series, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
+*) printf 'error: KERNEL_FLAVOR is test, bench, pages64k, upstream, mainline, base or series, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
 esac
 KSFT_DIR=$ARCH_BUILD/kselftest  # installed kselftests the guest runs
 # UAPI headers of ARCH_COMPAT_KERNEL, for the kselftests' 32-bit programs
