@@ -54,7 +54,7 @@ fi
 # Concurrency tests need CPUs running at once: a guest that brought up
 # fewer than asked for would pass them without testing much.
 cpus=$(sed -n 's/.*smp: Brought up [0-9]* nodes\{0,1\}, \([0-9]*\) CPUs\{0,1\}.*/\1/p' \
-	"$console" 2>/dev/null | head -n 1 || true)
+	"$console" 2>/dev/null | sed -n '1,1p' || true)
 if [ "${cpus:-0}" = "$want_cpus" ]; then
 	check ok "guest brought up its $want_cpus CPUs"
 else
@@ -87,7 +87,7 @@ splat_context_lines=120
 rm -f "$run/splat.txt"
 splats=$(grep -v -e '^#' -e '^$' "$here/splats")
 # grep finds nothing (status 1) on a clean console; head may cut it short.
-hits=$(grep -n -E -f <(printf '%s\n' "$splats") "$console" 2>/dev/null | head -n 3 | tr '\n' ' ' || true)
+hits=$(grep -n -E -f <(printf '%s\n' "$splats") "$console" 2>/dev/null | sed -n '1,3p' | tr '\n' ' ' || true)
 if [ ! -r "$console" ]; then
 	check fail "console free of kernel splats" "no console log at $console"
 elif [ -n "$hits" ]; then

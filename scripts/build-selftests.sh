@@ -69,7 +69,7 @@ without=$(sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$log" | grep -E '\.c( |$)
 for prog in perf_events/text_poke kallmodsyms/bpf_same_name; do
 	case " $KSFT_TARGETS " in *" ${prog%%/*} "*) ;; *) continue ;; esac
 	grep -qs -- '-lbpf' "$KERNEL_SRC/tools/testing/selftests/${prog%%/*}/Makefile" || continue
-	readelf -d "$KSFT_DIR/$prog" 2>/dev/null | grep -q 'libbpf\.so' ||
+	readelf -d "$KSFT_DIR/$prog" 2>/dev/null | grep 'libbpf\.so' >/dev/null ||
 		die "$prog was built without libbpf (libbpf-dev); see $log"
 done
 echo "$flags" >"$stamp"

@@ -193,7 +193,7 @@ show_paths() {
 
 first_errors() { # log
 	grep -E -A3 ': (fatal )?error:|undefined reference to|\] Error [0-9]+' "$1" |
-		show_paths | head -n 30 || true
+		show_paths | sed -n '1,30p' || true
 }
 
 # The kselftest directories of KSFT_TARGETS that COMMIT changes.
@@ -229,7 +229,7 @@ commit_built() { # commit subject log
 	warns=$(touched_warnings "$base.kselftest.log" "$c")
 	if [ -n "$warns" ]; then
 		ktap_result fail "$ARCH: $subject" "its kselftests warn in the files it touches: log ${base#"$TOP"/}.kselftest.log"
-		cut -f2 <<<"$warns" | show_paths | sort -u | head -n 40 | ktap_diag
+		cut -f2 <<<"$warns" | show_paths | sort -u | sed -n '1,40p' | ktap_diag
 		return 0
 	fi
 	# run-vm.sh fails only when the guest cannot boot: the verdict says so.
@@ -252,7 +252,7 @@ commit_built() { # commit subject log
 		{
 			grep '^not ok' <<<"$summary" || true
 			tail -n 5 "$base.err"
-		} | head -n 25 | ktap_diag
+		} | sed -n '1,25p' | ktap_diag
 		return 0
 	fi
 	ktap_result ok "$ARCH: $subject (kselftests ${dirs[*]}: $counts)"
@@ -297,7 +297,7 @@ check_commit() { # commit number
 	checkout_at "$c^" "$c"
 	if ! build_into "$plog"; then
 		ktap_result fail "$ARCH: $subject" "W=1 warnings in the files it touches, and its parent does not build to compare them: log ${log#"$TOP"/}"
-		cut -f2 <<<"$warns" | show_paths | sort -u | head -n 40 | ktap_diag
+		cut -f2 <<<"$warns" | show_paths | sort -u | sed -n '1,40p' | ktap_diag
 		return 0
 	fi
 	added=$(comm -23 <(cut -f1 <<<"$warns" | sort -u) <(touched_warnings "$plog" "$c" | cut -f1 | sort -u))
@@ -315,7 +315,7 @@ check_commit() { # commit number
 	# As the compiler printed them, with their line numbers.
 	awk -F '\t' 'FNR == NR { added[$0] = 1; next } $1 in added { print $2 }' \
 		<(printf '%s\n' "$added") <(printf '%s\n' "$warns") |
-		show_paths | sort -u | head -n 40 | ktap_diag
+		show_paths | sort -u | sed -n '1,40p' | ktap_diag
 }
 
 # Everything set up for ARCH, or a reason it cannot be checked.

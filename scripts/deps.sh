@@ -48,7 +48,7 @@ need_modules_dir=""
 [ -d /lib/modules ] || need_modules_dir=yes
 missing=()
 for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null ||
 		missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && [ -z "$need_modules_dir" ] && exit 0

@@ -37,7 +37,7 @@ fetch_config() {
 	mkdir -p "$deb_dir"
 	if [ ! -f "$deb" ]; then
 		if [ "$debarch" != "$(dpkg --print-architecture)" ] &&
-		   ! dpkg --print-foreign-architectures | grep -qx "$debarch"; then
+		   ! dpkg --print-foreign-architectures | grep -x "$debarch" >/dev/null; then
 			info "adding the $debarch architecture to dpkg for $pkg:$debarch"
 			dpkg --add-architecture "$debarch"
 			apt-get update -q >/dev/null

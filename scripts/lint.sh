@@ -15,6 +15,9 @@
 #   "subjects: the series"          each patch's subject at most 75 characters
 #   "subjects: this repository"     those of this repository's commits since
 #                                   SUBJECTS_SINCE (older ones predate the rule)
+#   "pipes: no reader stops early"  no shell script pipes into grep -q or
+#                                   head -n: under pipefail the writer's
+#                                   SIGPIPE fails the pipeline at random
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=ktap.sh
@@ -49,7 +52,7 @@ fi
 is_shell_script() { # path relative to TOP
 	local first
 	case $1 in *.sh | .ci/run) return 0 ;; esac
-	first=$(head -c 256 "$TOP/$1" | head -n 1 | tr -d '\0') || true
+	first=$(head -c 256 "$TOP/$1" | sed -n '1,1p' | tr -d '\0') || true
 	[[ $first =~ ^#![[:space:]]*[^[:space:]]*/(env[[:space:]]+)?(ba)?sh([[:space:]]|$) ]]
 }
 scripts=()
@@ -142,7 +145,7 @@ checkpatch_one() { # patch file name
 			ktap_result fail "checkpatch: $p" "$reason"
 			[ ${#bad[@]} -eq 0 ] || printf '%s\n\n' "${bad[@]}" | ktap_diag
 			# Once each: spdxcheck.py fails the same way for every tag.
-			[ ! -s "$err" ] || awk '!seen[$0]++' "$err" | head -n 20 | ktap_diag
+			[ ! -s "$err" ] || awk '!seen[$0]++' "$err" | sed -n '1,20p' | ktap_diag
 		fi
 	fi
 }
@@ -212,6 +215,24 @@ if [ "${#long[@]}" = 0 ]; then
 else
 	ktap_result fail "subjects: this repository" "${#long[@]} commit subject(s) over $SUBJECT_MAX characters: reword them before they land"
 	printf '%s\n' "${long[@]}" | ktap_diag
+fi
+
+# --- pipes -----------------------------------------------------------------
+
+# A reader that exits at its first match leaves the writer to die of
+# SIGPIPE; pipefail then turns a match into a failure, depending on timing
+# (CI's run of 2026-11-28 failed so).  grep >/dev/null and sed -n reads it all.
+early=()
+for f in "${scripts[@]}"; do
+	while IFS= read -r hit; do
+		early+=("$f:$hit")
+	done < <(grep -nE '\|[[:space:]]*(grep[[:space:]]+-[a-zA-Z]*q|head[[:space:]]+-n)' "$TOP/$f" || true)
+done
+if [ "${#early[@]}" = 0 ]; then
+	ktap_result ok "pipes: no reader stops early"
+else
+	ktap_result fail "pipes: no reader stops early" "${#early[@]} pipe(s) into grep -q or head -n: use grep >/dev/null or sed -n"
+	printf '%s\n' "${early[@]}" | ktap_diag
 fi
 
 # --- shellcheck --------------------------------------------------------------

@@ -36,7 +36,7 @@ if [ "$M" = list ]; then
 fi
 
 header() { # file key
-	sed -n "s/^# $2: //p" "$1" | head -n 1
+	sed -n "s/^# $2: //p" "$1" | sed -n '1,1p'
 }
 
 # The tree (or checkout) back as it was: the mutant's files checked out.
@@ -91,7 +91,7 @@ run_one() { # name arch -> prints the result line; 0 red, 1 green, 2 could not r
 	fi
 	restore "$dir" "$patch"
 	trap - EXIT
-	failed=$(grep -E '^not ok ' "$log" | sed -e 's/^not ok  *//' -e 's/  # .*//' | head -n 8 |
+	failed=$(grep -E '^not ok ' "$log" | sed -e 's/^not ok  *//' -e 's/  # .*//' | sed -n '1,8p' |
 		paste -sd ';' | sed 's/;/; /g')
 	local what="${guest:+guest $guest}${guest:+${host:+, }}${host:+host $host}"
 	if [ "$rc" != 0 ] && [ -n "$failed" ]; then

@@ -27,7 +27,7 @@ while read -r commit; do
 		printf 'error: "%s" is authored by %s, not %s\n' "$subject" "$author" "$want" >&2
 		bad=1
 	fi
-	if ! git_t log -1 --format=%B "$commit" | grep -qxF "Signed-off-by: $want"; then
+	if ! git_t log -1 --format=%B "$commit" | grep -xF "Signed-off-by: $want" >/dev/null; then
 		printf 'error: "%s" lacks "Signed-off-by: %s"\n' "$subject" "$want" >&2
 		bad=1
 	fi

@@ -541,7 +541,7 @@ python3 -m http.server 0 --bind 127.0.0.1 --directory "$work/dfd" >"$work/dfd.ou
 dfd=$!
 port=
 for _ in $(seq 100); do
-	port=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/dfd.out" | head -n 1)
+	port=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$work/dfd.out" | sed -n '1,1p')
 	[ -n "$port" ] && break
 	sleep 0.05
 done

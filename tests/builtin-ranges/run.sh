@@ -61,7 +61,7 @@ for arch in "${arches[@]}"; do
 	fi
 
 	name="builtin-ranges: $arch: modules_install installs it beside modules.builtin"
-	installed=$(find "$obj/mod-install/lib/modules" -maxdepth 2 -name modules.builtin.ranges 2>/dev/null | head -n 1)
+	installed=$(find "$obj/mod-install/lib/modules" -maxdepth 2 -name modules.builtin.ranges 2>/dev/null | sed -n '1,1p')
 	if [ -z "$installed" ]; then
 		ktap_result fail "$name" "no modules.builtin.ranges under $obj/mod-install/lib/modules"
 	elif ! cmp -s "$installed" "$obj/modules.builtin.ranges"; then

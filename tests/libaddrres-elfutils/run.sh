@@ -83,7 +83,7 @@ elif ! out=$(nice make -s -C "$LIB" OUTPUT="$work/lib" CC="$HOST_CC" EXTRA_CFLAG
 		"${LIBADDRRES_ELF_LIBS[@]}" 2>&1); then
 	printf '%s\n' "$out" | tail -n 20 | ktap_diag
 	ktap_result fail "$name" "the library or test_elf does not build against it"
-elif ! ldd "$work/test_elf" | grep -q "libdw.so.1 => $inst/lib/"; then
+elif ! ldd "$work/test_elf" | grep "libdw.so.1 => $inst/lib/" >/dev/null; then
 	ktap_result fail "$name" "test_elf does not load $inst/lib/libdw.so.1"
 else
 	mkdir "$work/scratch"
@@ -94,7 +94,7 @@ else
 	if [ "$rc" = 0 ] && [ ! -s "$work/test_elf.err" ] && ! grep -q '^not ok' "$work/test_elf.ktap"; then
 		ktap_result ok "$name ($cases cases)"
 	else
-		cat "$work/test_elf.ktap" "$work/test_elf.err" | grep -v '^ok\|^# ' | head -n 30 | ktap_diag
+		cat "$work/test_elf.ktap" "$work/test_elf.err" | grep -v '^ok\|^# ' | sed -n '1,30p' | ktap_diag
 		ktap_result fail "$name" "exit $rc, a case failed, or a sanitizer's report"
 	fi
 fi

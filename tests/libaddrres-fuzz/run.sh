@@ -307,7 +307,7 @@ fuzz_target() { # target
 		ktap_result ok "$name"
 		return
 	fi
-	artifact=$(find "$work/artifacts/$t" -type f | head -n 1 || true)
+	artifact=$(find "$work/artifacts/$t" -type f | sed -n '1,1p' || true)
 	if [ -z "$artifact" ]; then
 		{
 			echo "libFuzzer exited $rc without a reproducer; its log:"

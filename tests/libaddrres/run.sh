@@ -106,7 +106,7 @@ else
 	if [ "$rc" = 0 ] && [ ! -s "$work/swap.err" ] && ! grep -q '^not ok' "$work/swap.ktap"; then
 		ktap_result ok "$name"
 	else
-		cat "$work/swap.ktap" "$work/swap.err" | grep -v '^ok' | head -n 30 | ktap_diag
+		cat "$work/swap.ktap" "$work/swap.err" | grep -v '^ok' | sed -n '1,30p' | ktap_diag
 		ktap_result fail "$name" "exit $rc, a case failed, or a sanitizer's report"
 	fi
 fi
@@ -204,8 +204,8 @@ else
 		EOF
 		if ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" -o "$work/tiny" "$work/tiny.c" \
 			"${flags[@]}" 2>&1); then
-			problems+=("the program does not build: $(printf '%s' "$out" | head -n 3)")
-		elif ! readelf -d "$work/tiny" | grep -q 'Shared library: \[libaddrres.so.0\]'; then
+			problems+=("the program does not build: $(printf '%s' "$out" | sed -n '1,3p')")
+		elif ! readelf -d "$work/tiny" | grep 'Shared library: \[libaddrres.so.0\]' >/dev/null; then
 			problems+=("the program does not use libaddrres.so.0")
 		elif ! out=$(LD_LIBRARY_PATH=$usr/lib "$work/tiny" "$HERE/fixtures/kallmodsyms" \
 			"$HERE/fixtures/modules" 2>&1); then
@@ -240,8 +240,8 @@ else
 			problems+=("pkg-config --static --cflags --libs failed: $out")
 		elif ! out=$(nice "$HOST_CC" "${CFLAGS_STRICT[@]}" -static -o "$work/tiny-static" \
 			"$work/tiny-static.c" "${sflags[@]}" 2>&1); then
-			problems+=("a static program does not link with pkg-config --static alone: $(printf '%s\n' "$out" | grep -m1 'undefined reference' || printf '%s' "$out" | head -n 2)")
-		elif readelf -d "$work/tiny-static" 2>/dev/null | grep -q NEEDED; then
+			problems+=("a static program does not link with pkg-config --static alone: $(printf '%s\n' "$out" | grep -m1 'undefined reference' || printf '%s' "$out" | sed -n '1,2p')")
+		elif readelf -d "$work/tiny-static" 2>/dev/null | grep NEEDED >/dev/null; then
 			problems+=("the static program needs shared libraries")
 		elif ! out=$("$work/tiny-static" 2>&1) || [ "$out" != main ]; then
 			problems+=("the static program printed \"$out\", not main")
@@ -346,9 +346,9 @@ else
 		"$work/abi01.c" -L "$work/plain" -laddrres 2>&1); then
 		printf '%s\n' "$out" | tail -n 20 | ktap_diag
 		ktap_result fail "$name" "the program does not build"
-	elif ! nm -D "$work/abi01" | grep -q ' U addrres_elf__resolve@ADDRRES_0\.1$' ||
-		! nm -D "$work/abi01" | grep -q ' U addrres_elf__resolve@ADDRRES_0\.2$' ||
-		! nm -D "$work/abi01" | grep -q ' U addrres_elf__resolve@ADDRRES_0\.3$'; then
+	elif ! nm -D "$work/abi01" | grep ' U addrres_elf__resolve@ADDRRES_0\.1$' >/dev/null ||
+		! nm -D "$work/abi01" | grep ' U addrres_elf__resolve@ADDRRES_0\.2$' >/dev/null ||
+		! nm -D "$work/abi01" | grep ' U addrres_elf__resolve@ADDRRES_0\.3$' >/dev/null; then
 		nm -D "$work/abi01" | grep addrres_ | ktap_diag
 		ktap_result fail "$name" "the program does not bind addrres_elf__resolve@ADDRRES_0.1, 0.2 and 0.3"
 	elif ! nice "$HOST_CC" -g -c -o "$work/abi01.o" "$work/abi01.c" -I "$LIB/include"; then

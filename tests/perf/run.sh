@@ -59,7 +59,7 @@ build_perf() {
 # again when the patch changes.
 prepare_old_source() {
 	local base=$CACHE_DIR/base/$BASE_PACKAGE-$BASE_VERSION src=$old/src patch stamp
-	patch=$(grep -l "^Subject: \[PATCH\] $dump_subject" "$PATCH_DIR"/*.patch | head -n 1)
+	patch=$(grep -l "^Subject: \[PATCH\] $dump_subject" "$PATCH_DIR"/*.patch | sed -n '1,1p')
 	[ -n "$patch" ] || { ktap_diag "no patch \"$dump_subject\" in $PATCH_DIR"; return 1; }
 	[ -d "$base" ] || { ktap_diag "no base source at $base (make fetch)"; return 1; }
 	stamp=$(sha256sum "$patch" | cut -d' ' -f1)
@@ -222,7 +222,7 @@ check_recording() {
 
 	pokes=$(grep -c 'PERF_RECORD_TEXT_POKE' "$out/ours.pokes" || true)
 	ktap_diag "text pokes not applied to perf's view: Debian's perf $(poke_failures "$data/pokes.data.script-err"), 6.1.192's $(poke_failures "$out/old.pokes-err"), the tree's $(poke_failures "$out/ours.pokes-err") of $pokes"
-	{ grep -E "$poke_failure_re" "$out/ours.pokes-err" || true; } | head -n 5 | ktap_diag
+	{ grep -E "$poke_failure_re" "$out/ours.pokes-err" || true; } | sed -n '1,5p' | ktap_diag
 	failed=$(poke_failures "$out/ours.pokes-err")
 	if [ "$pokes" -eq 0 ]; then
 		ktap_result fail "$name applies every text poke to its view" "no TEXT_POKE record shown"
