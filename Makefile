@@ -5,13 +5,17 @@
 #
 # ARCH=x86_64|arm64 (config/arch/) picks the architecture: `make check`
 # without it tests every arch, the other targets build and boot x86_64.
+# KERNEL_BASE=7.2|6.1 picks the kernel base (patches/<base>/, lib.sh):
+# `make tree` and `make refresh` without it cover both, the targets that
+# build or boot a kernel take 6.1.
 
 SHELL := bash
 S := scripts
 H := harness
+BASES := $(or $(KERNEL_BASE),7.2 6.1)
 .PHONY: run check deps fetch tree refresh config kernel selftests rootfs \
 	host-test vm-test shell demo bench distro-build lint check-series clean help \
-	manifest mutant mainline-kernel
+	manifest mutant mainline-series
 
 #: this list, made from the "#:" comments above each target
 help:
@@ -49,14 +53,20 @@ deps:
 fetch: deps
 	@$(S)/fetch-base.sh >/dev/null
 
-#: base + patches/series as a git repo in build/linux (FORCE=1 discards
-#: the tree's own commits and edits)
+#: each base + patches/BASE/series as a git repo: build/linux (6.1),
+#: build/7.2/linux (FORCE=1 discards the tree's own commits and edits)
 tree: deps
-	@$(S)/make-tree.sh $(if $(FORCE),--force)
+	@for base in $(BASES); do KERNEL_BASE=$$base $(S)/make-tree.sh $(if $(FORCE),--force) || exit; done
 
-#: export build/linux base..HEAD back into patches/
+#: export each base's tree, base..HEAD, back into patches/BASE/
 refresh:
-	@$(S)/refresh.sh
+	@for base in $(BASES); do KERNEL_BASE=$$base $(S)/refresh.sh || exit; done
+
+#: the mainline series as it would be posted: one format-patch series with
+#: a cover letter per "# post:" group of patches/7.2/series, To and Cc
+#: from 7.2's get_maintainer.pl, in build/7.2/outgoing/
+mainline-series:
+	@$(S)/format-mainline.sh
 
 #: configure the test kernel in build/$ARCH/obj without building it
 config: deps
@@ -98,12 +108,6 @@ demo: kernel
 # measure themselves.  Then PROCMAP_QUERY on ours and on the upstream
 # reference, in turns; last, libaddrres against eu-addr2line, on the host.
 #: run the benchmarks in the guest and on the host, print their figures
-#: the test kernel's configuration on the mainline base (config/mainline.conf),
-#: without the series yet, in build/$ARCH/obj-mainline (issue 47)
-mainline-kernel: deps
-	@$(S)/fetch-base.sh --mainline >/dev/null
-	@KERNEL_FLAVOR=mainline $(S)/build-kernel.sh
-
 bench: deps
 	@$(S)/make-tree.sh --lenient
 	@KERNEL_FLAVOR=bench $(S)/build-kernel.sh

@@ -60,13 +60,13 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-SC_DIR=$BUILD_DIR/series-check
+SC_DIR=$BASE_BUILD/series-check
 WT=$SC_DIR/linux                # worktree of $TREE: the commit being built
 
 tree_exists || die "no kernel tree in $TREE: run make tree"
 tree_is_dirty && warn "$TREE has uncommitted edits: only its commits are checked"
 [ "$(tree_patch_ids)" = "$(series_patch_ids)" ] ||
-	warn "$TREE differs from patches/series: checking the tree's commits (make refresh exports them)"
+	warn "$TREE differs from $PATCH_REL/series: checking the tree's commits (make refresh exports them)"
 
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || die "$TREE has no commit on top of base: nothing to check"
@@ -245,7 +245,7 @@ commit_built() { # commit subject log
 	local files=("$verdict" "$ksft")
 	# The skip list's KTAP, when it names a test of these directories.
 	! grep -q '^ok ' "$VM_DIR/skipped.ktap" || files+=("$VM_DIR/skipped.ktap")
-	summary=$("$KTAP_SUMMARY" -r -l "$ARCH" -e "$EXPECTED_DIR/$ARCH.txt" -w "" "${files[@]}" 2>&1) || true
+	summary=$("$KTAP_SUMMARY" -r -l "$LABEL" -e "$EXPECTED_DIR/$LABEL.txt" -w "" "${files[@]}" 2>&1) || true
 	counts=$(tail -n 1 <<<"$summary")
 	if ! [[ $counts =~ ^[1-9][0-9]*\ passed,\ 0\ failed ]]; then
 		ktap_result fail "$ARCH: $subject" "its kselftests (${dirs[*]}) do not pass on its kernel (${counts:-no results}): ${VM_DIR#"$TOP"/}/console.log"

@@ -2,12 +2,13 @@
 # `make check`: every test there is, then one closing line
 # "N passed, N failed, N skipped" from harness/ktap-summary over all of
 # them.  The host suites (tests/*/run.sh) and the lint run once; the kernel
-# and its kselftests are built and run for each arch (all of
-# config/arch/, or the one ARCH names).  Each stage leaves KTAP in
-# $RESULTS_DIR/<host|arch>/; a stage that cannot run says why there as a
-# failed test, so the closing line is printed whatever broke.
+# and its kselftests are built and run for each base (7.2 and 6.1, or the
+# one KERNEL_BASE names) and arch (all of config/arch/, or the one ARCH
+# names).  Each stage leaves KTAP in $RESULTS_DIR/<label>/ (host; the arch
+# for 6.1, 7.2-<arch> for 7.2); a stage that cannot run says why there as
+# a failed test, so the closing line is printed whatever broke.
 set -euo pipefail
-requested_arch=${ARCH:-}
+requested_arch=${ARCH:-} requested_base=${KERNEL_BASE:-}
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=ktap.sh
 . "$TOP/scripts/ktap.sh"
@@ -16,6 +17,11 @@ if [ -n "$requested_arch" ]; then
 	arches=("$requested_arch")
 else
 	mapfile -t arches < <(all_arches)
+fi
+if [ -n "$requested_base" ]; then
+	bases=("$requested_base")
+else
+	mapfile -t bases < <(all_bases)
 fi
 "$TOP/scripts/deps.sh" "${arches[@]}"
 rm -rf "$RESULTS_DIR"
@@ -27,30 +33,42 @@ stage_failed() { # file name reason
 	ktap_one_failure "$2" "$3" >"$1"
 }
 
-# Build ARCH; on failure its KTAP says so in $RESULTS_DIR/ARCH/ and it
+# A unit is a base and an arch, "BASE ARCH"; its label names its results.
+unit_label() { # base arch
+	if [ "$1" = 6.1 ]; then echo "$2"; else echo "$1-$2"; fi
+}
+
+# Build a unit; on failure its KTAP says so in $RESULTS_DIR/LABEL/ and it
 # returns 1.
-build_arch() {
-	local arch=$1 out=$RESULTS_DIR/$1 step start=$SECONDS
+build_unit() { # base arch
+	local base=$1 arch=$2 label out step start=$SECONDS
+	label=$(unit_label "$base" "$arch")
+	out=$RESULTS_DIR/$label
 	mkdir -p "$out"
 	# An excerpt left by an earlier boot must not be printed for this one.
-	rm -f "$BUILD_DIR/$arch"/vm*/splat.txt
+	rm -f "$(base_build "$base")/$arch"/vm*/splat.txt
 	for step in "make-tree.sh --lenient" build-kernel.sh build-selftests.sh build-tools.sh; do
 		# shellcheck disable=SC2086 # the step and its options
-		if ! ARCH=$arch "$TOP"/scripts/$step; then
+		if ! KERNEL_BASE=$base ARCH=$arch "$TOP"/scripts/$step; then
 			stage_failed "$out/2-build.ktap" "build: ${step%% *}" "failed: see the messages above"
 			return 1
 		fi
 	done
-	info "$arch: built in $((SECONDS - start)) s"
+	info "$label: built in $((SECONDS - start)) s"
 }
 
-# Boot ARCH's build and run its tests; the KTAP goes to $RESULTS_DIR/ARCH/.
-test_arch() {
-	local arch=$1 out=$RESULTS_DIR/$1 start=$SECONDS
-	if ! ARCH=$arch "$TOP/harness/test-vm.sh" "$out"; then
+# Boot a unit's build and run its tests; the KTAP goes to
+# $RESULTS_DIR/LABEL/.  On 7.2, only the kselftests of the features ported
+# so far (config/test.conf): the guest suites test 6.1's (issue 47).
+test_unit() { # base arch
+	local base=$1 arch=$2 label out start=$SECONDS select=""
+	label=$(unit_label "$base" "$arch")
+	out=$RESULTS_DIR/$label
+	[ "$base" = 6.1 ] || select=$(KERNEL_BASE=$base bash -c '. "$1"; echo "${KSFT_TARGETS// /,}"' _ "$TOP/config/test.conf")
+	if ! KERNEL_BASE=$base ARCH=$arch KSFT_SELECT=$select "$TOP/harness/test-vm.sh" "$out"; then
 		stage_failed "$out/3-vm-run.ktap" "vm: test run" "harness/test-vm.sh failed: see the messages above"
 	fi
-	info "$arch: guest tested in $((SECONDS - start)) s"
+	info "$label: guest tested in $((SECONDS - start)) s"
 }
 
 # Every arch is built first (each build uses every CPU); then its two
@@ -58,11 +76,22 @@ test_arch() {
 # host suites run side by side: an emulated guest keeps about one host CPU
 # busy (x86_64's TCG runs both vCPUs in one thread, config/arch/x86_64.conf),
 # so the run takes about as long as its longest guest.
-built=()
-for arch in "${arches[@]}"; do
-	info "$arch: build the kernel, kselftests and guest programs"
-	if build_arch "$arch"; then
-		built+=("$arch")
+# Every base's tree: lint checks each series with its tree's checkpatch.pl.
+for base in $(all_bases); do
+	KERNEL_BASE=$base "$TOP/scripts/make-tree.sh" --lenient ||
+		stage_failed "$RESULTS_DIR/host/1-tree-$base.ktap" "build: the $base tree" "make-tree.sh failed: see the messages above"
+done
+units=() built=()
+for base in "${bases[@]}"; do
+	for arch in "${arches[@]}"; do
+		units+=("$base $arch")
+	done
+done
+for unit in "${units[@]}"; do
+	info "$unit: build the kernel, kselftests and guest programs"
+	# shellcheck disable=SC2086 # "BASE ARCH"
+	if build_unit $unit; then
+		built+=("$unit")
 	fi
 done
 
@@ -98,20 +127,39 @@ host_beside_guests() {
 	info "host suites beside the guests done in $((SECONDS - start)) s"
 }
 
+# Two waves of guests, so that no more than four share the two CPUs (the
+# text_poke kselftest's time limit is for one guest per CPU): 6.1's
+# (two per arch) beside the host suites and the lint, then the other
+# bases' (one per arch, kselftests only) beside the host suites that read
+# what 6.1's guests left.
+test_wave() { # first|second
+	local unit
+	for unit in "${built[@]}"; do
+		case $1 in
+		first) [ "${unit%% *}" = 6.1 ] || continue ;;
+		second) [ "${unit%% *}" != 6.1 ] || continue ;;
+		esac
+		info "$unit: boot and test"
+		# shellcheck disable=SC2086 # "BASE ARCH"
+		test_unit $unit &
+		pids+=($!)
+	done
+}
 pids=()
-for arch in "${built[@]}"; do
-	info "$arch: boot and test"
-	test_arch "$arch" &
-	pids+=($!)
-done
+test_wave first
 host_beside_guests &
 pids+=($!)
 for pid in "${pids[@]}"; do
 	wait "$pid"
 done
-info "guests done; make check took $SECONDS s so far"
+info "6.1's guests done; make check took $SECONDS s so far"
+pids=()
+test_wave second
 for suite in "${after_guests[@]}"; do
 	host_suite "$suite"
+done
+for pid in "${pids[@]}"; do
+	wait "$pid"
 done
 info "host suites and lint done; make check took $SECONDS s"
 # Each label's results are held against its expected-results list
@@ -121,17 +169,20 @@ info "host suites and lint done; make check took $SECONDS s"
 host_scope=()
 [ ${#arches[@]} = "$(all_arches | wc -l)" ] || host_scope=(-w "")
 summary_args=(-l host -e "$EXPECTED_DIR/host.txt" "${host_scope[@]}" "$RESULTS_DIR"/host/*.ktap)
-for arch in "${arches[@]}"; do
-	summary_args+=(-l "$arch" -e "$EXPECTED_DIR/$arch.txt" "$RESULTS_DIR/$arch"/*.ktap)
+for unit in "${units[@]}"; do
+	# shellcheck disable=SC2086 # "BASE ARCH"
+	label=$(unit_label $unit)
+	summary_args+=(-l "$label" -e "$EXPECTED_DIR/$label.txt" "$RESULTS_DIR/$label"/*.ktap)
 done
-for arch in "${arches[@]}"; do
-	for vm in "$BUILD_DIR/$arch/vm" "$BUILD_DIR/$arch/vm-suites"; do
+for unit in "${units[@]}"; do
+	read -r base arch <<<"$unit"
+	for vm in "$(base_build "$base")/$arch/vm" "$(base_build "$base")/$arch/vm-suites"; do
 		[ -f "$vm/splat.txt" ] || continue
 		echo
-		echo "First kernel splat on $arch (the rest is in $vm/console.log):"
+		echo "First kernel splat on $(unit_label "$base" "$arch") (the rest is in $vm/console.log):"
 		cat "$vm/splat.txt"
 	done
 done
 echo
-echo "Results (KTAP in $RESULTS_DIR/, guest consoles in $BUILD_DIR/<arch>/vm{,-suites}/console.log):"
+echo "Results (KTAP in $RESULTS_DIR/, guest consoles in build/[7.2/]<arch>/vm{,-suites}/console.log):"
 exec "$KTAP_SUMMARY" "${summary_args[@]}"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Fetch the pinned base package, verify it, unpack it (no install) into the
-# cache.  Prints the path of the unpacked tree on stdout.  With --upstream,
-# the same for the pinned upstream reference kernel of `make bench`
-# (config/upstream.conf) instead; with --mainline, for the mainline base
-# (config/mainline.conf), which apt does not list: that one file is
-# downloaded from its pinned URL.
+# Fetch the pinned package of the base KERNEL_BASE names (6.1:
+# config/base.conf; 7.2: config/mainline.conf, which apt does not list:
+# that one file is downloaded from its pinned URL), verify it, unpack it
+# (no install) into the cache.  Prints the path of the unpacked tree on
+# stdout.  With --upstream, the same for the pinned upstream reference
+# kernel of `make bench` (config/upstream.conf) instead.
 #
 # apt is asked only for what it already knows: `apt-get update` runs only
 # when apt has no package lists for the package at all (a fresh machine),
@@ -13,24 +13,17 @@ set -euo pipefail
 # shellcheck source=lib.sh disable=SC1091
 . "$(dirname "$0")/lib.sh"
 
-pin_conf=config/base.conf pin_var=BASE
-BASE_URL=
-after_bump="run 'make tree FORCE=1' and fix any patch that no longer applies"
+pin_conf=$BASE_CONF pin_var=$BASE_PIN_VAR
+after_bump="run 'make tree FORCE=1 KERNEL_BASE=$KERNEL_BASE' and fix any patch that no longer applies"
 case ${1:-} in
 "") ;;
 --upstream)
 	BASE_PACKAGE=$UPSTREAM_PACKAGE BASE_VERSION=$UPSTREAM_VERSION
 	BASE_SHA256=$UPSTREAM_SHA256 BASE_TARBALL=$UPSTREAM_TARBALL
-	BASE_TOPDIR=$UPSTREAM_TOPDIR
+	BASE_TOPDIR=$UPSTREAM_TOPDIR BASE_URL=
 	pin_conf=config/upstream.conf pin_var=UPSTREAM after_bump="run 'make bench'"
 	;;
---mainline)
-	BASE_PACKAGE=$MAINLINE_PACKAGE BASE_VERSION=$MAINLINE_VERSION
-	BASE_SHA256=$MAINLINE_SHA256 BASE_TARBALL=$MAINLINE_TARBALL
-	BASE_TOPDIR=$MAINLINE_TOPDIR BASE_URL=$MAINLINE_URL
-	pin_conf=config/mainline.conf pin_var=MAINLINE after_bump="run 'make mainline-kernel'"
-	;;
-*) die "usage: fetch-base.sh [--upstream | --mainline]" ;;
+*) die "usage: [KERNEL_BASE=7.2|6.1] fetch-base.sh [--upstream]" ;;
 esac
 
 deb_dir=$CACHE_DIR/debs

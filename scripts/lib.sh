@@ -31,20 +31,45 @@ ARCH=${ARCH:-x86_64}
 # shellcheck source=../config/arch/x86_64.conf
 . "$TOP/config/arch/$ARCH.conf"
 
+# The kernel base the series is applied to, each with its own series in
+# patches/<base>/ and its own tree and builds: KERNEL_BASE=7.2 is mainline
+# (config/mainline.conf), where the features are merged, and 6.1 (the
+# default, config/base.conf) their backport to the LTS kernel.  The
+# BASE_* settings below are those of the base chosen.
+KERNEL_BASE=${KERNEL_BASE:-6.1}
+all_bases() { printf '%s\n' 7.2 6.1; }
+case $KERNEL_BASE in
+6.1) BASE_CONF=config/base.conf BASE_PIN_VAR=BASE BASE_URL= ;;
+7.2)
+	BASE_PACKAGE=$MAINLINE_PACKAGE BASE_VERSION=$MAINLINE_VERSION
+	BASE_SHA256=$MAINLINE_SHA256 BASE_TARBALL=$MAINLINE_TARBALL
+	BASE_TOPDIR=$MAINLINE_TOPDIR BASE_URL=$MAINLINE_URL
+	BASE_CONF=config/mainline.conf BASE_PIN_VAR=MAINLINE
+	;;
+*) printf 'error: KERNEL_BASE is 7.2 (mainline) or 6.1 (the backport), not %s\n' "$KERNEL_BASE" >&2; exit 1 ;;
+esac
+
 # Everything generated lives below BUILD_DIR (ignored by git), what belongs
-# to one architecture below ARCH_BUILD; what is expensive to remake and
-# independent of the checkout lives in CACHE_DIR.
+# to one base below BASE_BUILD (BUILD_DIR itself for 6.1, which was the
+# only base once), what belongs to one base and architecture below
+# ARCH_BUILD; what is expensive to remake and independent of the checkout
+# lives in CACHE_DIR.
 BUILD_DIR=${BUILD_DIR:-$TOP/build}
 CACHE_DIR=${ADDRRES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/addrres}
-TREE=$BUILD_DIR/linux           # git repo: base commit + the series (all arches)
-ARCH_BUILD=$BUILD_DIR/$ARCH
+base_build() { # base
+	if [ "$1" = 6.1 ]; then echo "$BUILD_DIR"; else echo "$BUILD_DIR/$1"; fi
+}
+BASE_BUILD=$(base_build "$KERNEL_BASE")
+TREE=$BASE_BUILD/linux          # git repo: base commit + the series (all arches)
+ARCH_BUILD=$BASE_BUILD/$ARCH
 # The test kernel has the debugging of the debug.config fragments; the
 # bench kernel (make bench) leaves it out, so that figures are not KASAN's;
 # the upstream kernel is the bench kernel's configuration on the pinned
 # upstream reference (config/upstream.conf), which `make bench` compares
-# ours with, and the base kernel the same on the pinned 6.1 without the
-# series (config/base.conf), which shows what the series costs the paths
-# it must not slow down.  The series kernel is `make check-series`': the
+# ours with, and the base kernel the same on the pinned base without the
+# series, which shows what the series costs the paths it must not slow
+# down.  The pristine kernel is the test kernel's configuration on the
+# base without the series.  The series kernel is `make check-series`': the
 # test kernel's configuration at one commit of the series, built from a
 # worktree of the tree with W=1.  KERNEL_SRC is the source tree the flavor
 # builds from.
@@ -60,11 +85,9 @@ upstream)
 	OBJ=$ARCH_BUILD/obj-upstream
 	KERNEL_SRC=$CACHE_DIR/base/$UPSTREAM_PACKAGE-$UPSTREAM_VERSION
 	;;
-# The test kernel's configuration on the pinned mainline base
-# (config/mainline.conf), without the series yet (issue 47).
-mainline)
-	OBJ=$ARCH_BUILD/obj-mainline
-	KERNEL_SRC=$CACHE_DIR/base/$MAINLINE_PACKAGE-$MAINLINE_VERSION
+pristine)
+	OBJ=$ARCH_BUILD/obj-pristine
+	KERNEL_SRC=$CACHE_DIR/base/$BASE_PACKAGE-$BASE_VERSION
 	;;
 base)
 	OBJ=$ARCH_BUILD/obj-base
@@ -72,9 +95,9 @@ base)
 	;;
 series)
 	OBJ=$ARCH_BUILD/obj-series
-	KERNEL_SRC=$BUILD_DIR/series-check/linux
+	KERNEL_SRC=$BASE_BUILD/series-check/linux
 	;;
-*) printf 'error: KERNEL_FLAVOR is test, bench, pages64k, upstream, mainline, base or series, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
+*) printf 'error: KERNEL_FLAVOR is test, bench, pages64k, upstream, pristine, base or series, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
 esac
 KSFT_DIR=$ARCH_BUILD/kselftest  # installed kselftests the guest runs
 # UAPI headers of ARCH_COMPAT_KERNEL, for the kselftests' 32-bit programs
@@ -97,7 +120,12 @@ RESULTS_DIR=$BUILD_DIR/results  # KTAP files summarised by `make check`
 # (host, each arch): every test by name, "pass" or "skip" with its reason
 # (harness/ktap-summary -e; written by `make manifest`).
 EXPECTED_DIR=$TOP/config/expected
-PATCH_DIR=$TOP/patches
+# The label of this base and arch's results and expected-results list:
+# the arch for 6.1 (the only base once), BASE-ARCH for the others.
+LABEL=$ARCH
+[ "$KERNEL_BASE" = 6.1 ] || LABEL=$KERNEL_BASE-$ARCH
+PATCH_REL=patches/$KERNEL_BASE   # the series of the base, as messages name it
+PATCH_DIR=$TOP/$PATCH_REL
 SERIES=$PATCH_DIR/series
 LOCALVERSION=-addrres           # `uname -r` suffix: proves our kernel booted
 
@@ -129,7 +157,7 @@ series_patch_ids() {
 	patches=$(series_patches)
 	for p in $patches; do
 		[ -f "$PATCH_DIR/$p" ] ||
-			die "patches/series names $p, but patches/$p does not exist"
+			die "$PATCH_REL/series names $p, but $PATCH_REL/$p does not exist"
 		patch_ids <"$PATCH_DIR/$p"
 	done
 }
@@ -261,6 +289,9 @@ PERF_MAKE_FLAGS=(
 	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_GTK2=1 NO_LIBBPF=1 NO_BPF_SKEL=1 NO_JVMTI=1
 	NO_LIBUNWIND=1 NO_SLANG=1 NO_LIBAUDIT=1 NO_LIBCRYPTO=1 NO_LIBNUMA=1
 	NO_LIBBABELTRACE=1 NO_LIBZSTD=1 NO_LIBCAP=1 NO_JEVENTS=1
+	# 7.2's perf needs libtraceevent unless told not to, and builds a Rust
+	# test workload wherever it finds rustc (6.1's knows neither option).
+	NO_LIBTRACEEVENT=1 NO_RUST=1
 )
 
 # The KTAP summariser, built with sanitizers: it is what decides a run.

@@ -4,15 +4,15 @@
 # the failures).
 #
 # The tests, by name:
-#   "checkpatch: PATCH"             checkpatch.pl --strict of the tree on each
-#                                   patch of patches/series: no error, warning
-#                                   or check but those excused in
-#                                   config/checkpatch-exceptions
+#   "checkpatch: BASE/PATCH"        checkpatch.pl --strict of the base's tree
+#                                   on each patch of patches/BASE/series, for
+#                                   each base: no error, warning or check but
+#                                   those excused in config/checkpatch-exceptions
 #   "checkpatch exception: ENTRY"   each entry of that file matched a report
 #                                   (an entry that matches none is stale)
 #   "shellcheck: FILE"              shellcheck -x on each shell script of the
 #                                   repo, tracked or untracked-not-ignored
-#   "subjects: the series"          each patch's subject at most 75 characters
+#   "subjects: the BASE series"     each patch's subject at most 75 characters
 #   "subjects: this repository"     those of this repository's commits since
 #                                   SUBJECTS_SINCE (older ones predate the rule)
 #   "pipes: no reader stops early"  no shell script pipes into grep -q or
@@ -24,13 +24,18 @@ set -euo pipefail
 . "$TOP/scripts/ktap.sh"
 
 EXCEPTIONS=$TOP/config/checkpatch-exceptions
-CHECKPATCH=$TREE/scripts/checkpatch.pl
 TMP_ERR=$(mktemp)
 trap 'rm -f "$TMP_ERR"' EXIT
 
 # --- what there is to check ------------------------------------------------
 
-mapfile -t patches < <(series_patches)
+# Each base's series, and its tree (whose checkpatch.pl checks it).
+declare -A base_patches=()
+n_patches=0
+for base in $(all_bases); do
+	base_patches[$base]=$(SERIES=$TOP/patches/$base/series series_patches)
+	n_patches=$((n_patches + $(printf '%s' "${base_patches[$base]}" | grep -c .)))
+done
 
 # The exceptions: one entry per non-comment line, as patch, TYPE, reason;
 # a malformed line is kept (with an empty TYPE) to be reported as such.
@@ -65,7 +70,7 @@ done < <({
 	git -C "$TOP" ls-files -z --others --exclude-standard
 } | sort -zu)
 
-ktap_plan $((${#patches[@]} + ${#exc_line[@]} + 2 + ${#scripts[@]}))
+ktap_plan $((n_patches + ${#exc_line[@]} + $(all_bases | wc -l) + 2 + ${#scripts[@]}))
 
 # --- checkpatch --------------------------------------------------------------
 
@@ -81,10 +86,10 @@ exception_for() { # patch type
 	done
 }
 
-checkpatch_one() { # patch file name
-	local p=$1 out err rc=0 line block="" type="" i blocks=0 total="" bad=()
+checkpatch_one() { # patch file name; PATCH_DIR, PATCH_REL and TREE of its base
+	local p=$1 name="checkpatch: ${PATCH_REL#patches/}/$1" out err rc=0 line block="" type="" i blocks=0 total="" bad=()
 	if [ ! -f "$PATCH_DIR/$p" ]; then
-		ktap_result fail "checkpatch: $p" "patches/series names it but patches/$p does not exist: fix patches/series or run make refresh"
+		ktap_result fail "$name" "$PATCH_REL/series names it but $PATCH_REL/$p does not exist: fix $PATCH_REL/series or run make refresh"
 		return 0
 	fi
 	err=$TMP_ERR
@@ -122,10 +127,10 @@ checkpatch_one() { # patch file name
 	flush
 
 	if [ -z "$total" ]; then
-		ktap_result fail "checkpatch: $p" "checkpatch.pl printed no summary (exit $rc): see its output below"
+		ktap_result fail "$name" "checkpatch.pl printed no summary (exit $rc): see its output below"
 		{ printf '%s\n' "$out"; cat "$err"; } | tail -n 30 | ktap_diag
 	elif [ "$total" != "$blocks" ]; then
-		ktap_result fail "checkpatch: $p" "checkpatch.pl counted $total reports but lint.sh parsed $blocks: fix the parser in scripts/lint.sh"
+		ktap_result fail "$name" "checkpatch.pl counted $total reports but lint.sh parsed $blocks: fix the parser in scripts/lint.sh"
 		printf '%s\n' "$out" | ktap_diag
 	else
 		# checkpatch carries on when a helper fails and skips that check
@@ -140,9 +145,9 @@ checkpatch_one() { # patch file name
 			reason+="${reason:+; }checkpatch.pl wrote errors, some of its checks did not run: see below"
 		fi
 		if [ -z "$reason" ]; then
-			ktap_result ok "checkpatch: $p"
+			ktap_result ok "$name"
 		else
-			ktap_result fail "checkpatch: $p" "$reason"
+			ktap_result fail "$name" "$reason"
 			[ ${#bad[@]} -eq 0 ] || printf '%s\n\n' "${bad[@]}" | ktap_diag
 			# Once each: spdxcheck.py fails the same way for every tag.
 			[ ! -s "$err" ] || awk '!seen[$0]++' "$err" | sed -n '1,20p' | ktap_diag
@@ -151,16 +156,20 @@ checkpatch_one() { # patch file name
 }
 
 tree_ok=1
-if [ ! -d "$TREE" ] || [ ! -f "$CHECKPATCH" ]; then
-	tree_ok=0
-	for p in "${patches[@]}"; do
-		ktap_result fail "checkpatch: $p" "no ${CHECKPATCH#"$TOP"/}: run make tree"
-	done
-else
-	for p in "${patches[@]}"; do
-		checkpatch_one "$p"
-	done
-fi
+for base in $(all_bases); do
+	TREE=$(base_build "$base")/linux PATCH_REL=patches/$base PATCH_DIR=$TOP/patches/$base
+	mapfile -t patches < <(printf '%s' "${base_patches[$base]}" | grep . || true)
+	if [ ! -f "$TREE/scripts/checkpatch.pl" ]; then
+		tree_ok=0
+		for p in "${patches[@]}"; do
+			ktap_result fail "checkpatch: $base/$p" "no ${TREE#"$TOP"/}/scripts/checkpatch.pl: run make tree KERNEL_BASE=$base"
+		done
+	else
+		for p in "${patches[@]}"; do
+			checkpatch_one "$p"
+		done
+	fi
+done
 for i in "${!exc_line[@]}"; do
 	name="checkpatch exception: ${exc_patch[i]} ${exc_type[i]:-?}"
 	where="config/checkpatch-exceptions:${exc_line[i]}"
@@ -187,18 +196,20 @@ patch_subject() { # file
 		while ((getline line) > 0 && line ~ /^[ \t]/) s = s line
 		print s; exit }' "$1"
 }
-long=()
-for p in "${patches[@]}"; do
-	[ -f "$PATCH_DIR/$p" ] || continue
-	subject=$(patch_subject "$PATCH_DIR/$p")
-	[ "${#subject}" -le "$SUBJECT_MAX" ] || long+=("${#subject}: $p")
+for base in $(all_bases); do
+	long=()
+	while IFS= read -r p; do
+		[ -f "$TOP/patches/$base/$p" ] || continue
+		subject=$(patch_subject "$TOP/patches/$base/$p")
+		[ "${#subject}" -le "$SUBJECT_MAX" ] || long+=("${#subject}: $p")
+	done < <(printf '%s' "${base_patches[$base]}" | grep . || true)
+	if [ "${#long[@]}" = 0 ]; then
+		ktap_result ok "subjects: the $base series"
+	else
+		ktap_result fail "subjects: the $base series" "${#long[@]} subject(s) over $SUBJECT_MAX characters: shorten them in the tree (make tree KERNEL_BASE=$base) and make refresh"
+		printf '%s\n' "${long[@]}" | ktap_diag
+	fi
 done
-if [ "${#long[@]}" = 0 ]; then
-	ktap_result ok "subjects: the series"
-else
-	ktap_result fail "subjects: the series" "${#long[@]} subject(s) over $SUBJECT_MAX characters: shorten them in build/linux and make refresh"
-	printf '%s\n' "${long[@]}" | ktap_diag
-fi
 # A shallow clone may lack SUBJECTS_SINCE: then HEAD's own subject.
 if git -C "$TOP" cat-file -e "$SUBJECTS_SINCE^{commit}" 2>/dev/null; then
 	range=("$SUBJECTS_SINCE..HEAD")

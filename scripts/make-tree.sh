@@ -23,7 +23,7 @@ create_base_repo() {
 	src=$("$TOP/scripts/fetch-base.sh")
 	info "creating $TREE from $src"
 	rm -rf "$TREE.tmp"
-	mkdir -p "$BUILD_DIR"
+	mkdir -p "$BASE_BUILD"
 	cp -a "$src" "$TREE.tmp"
 	rm -f "$TREE.tmp/.unpacked"
 	(
@@ -53,19 +53,19 @@ configure_repo() {
 
 apply_series() {
 	local p n=0
-	[ -n "$(series_patches)" ] || die "patches/series lists no patch: there is nothing to apply"
+	[ -n "$(series_patches)" ] || die "$PATCH_REL/series lists no patch: there is nothing to apply"
 	git -C "$TREE" checkout -q --detach base
 	git -C "$TREE" branch -f -q series base
 	git -C "$TREE" checkout -q series
 	while read -r p; do
 		[ -f "$PATCH_DIR/$p" ] ||
-			die "patches/series names $p, but patches/$p does not exist"
+			die "$PATCH_REL/series names $p, but $PATCH_REL/$p does not exist"
 		if ! git -C "$TREE" am -q --3way --keep-cr "$PATCH_DIR/$p" >"$BUILD_DIR/am.log" 2>&1; then
 			local paths
 			paths=$(git -C "$TREE" diff --name-only --diff-filter=U)
 			[ -n "$paths" ] || paths=$(sed -n 's/^error: patch failed: //p; s/^error: \(.*\): does not exist in index/\1/p' "$BUILD_DIR/am.log")
 			git -C "$TREE" am --abort >/dev/null 2>&1 || true
-			printf 'error: patches/%s does not apply on top of the %d patch(es) before it.\n' "$p" "$n" >&2
+			printf 'error: /%s does not apply on top of the %d patch(es) before it.\n' "$p" "$n" >&2
 			printf 'Conflicting paths:\n%s\n' "$(printf '%s\n' "$paths" | sed 's/^/  /')" >&2
 			printf 'Full git am output: %s\n' "$BUILD_DIR/am.log" >&2
 			printf 'The tree is left at the last patch that applied; fix the patch there\n(git am %s, resolve, git am --continue) and run make refresh.\n' "$PATCH_DIR/$p" >&2
@@ -73,7 +73,7 @@ apply_series() {
 		fi
 		n=$((n + 1))
 	done < <(series_patches)
-	info "applied $n patch(es) from patches/series"
+	info "applied $n patch(es) from $PATCH_REL/series"
 }
 
 if ! tree_exists; then
@@ -87,23 +87,23 @@ fi
 have_ids=$(tree_patch_ids)
 want_ids=$(series_patch_ids)
 if [ "$have_ids" = "$want_ids" ] && ! tree_is_dirty; then
-	info "$TREE is up to date with patches/series"
+	info "$TREE is up to date with $PATCH_REL/series"
 	exit 0
 fi
 
 case $mode in
 force)
-	info "discarding the tree's commits and edits; re-applying patches/series"
+	info "discarding the tree's commits and edits; re-applying $PATCH_REL/series"
 	git -C "$TREE" am --abort >/dev/null 2>&1 || true
 	git -C "$TREE" reset -q --hard
 	apply_series
 	;;
 lenient)
-	warn "$TREE differs from patches/series (work not yet exported?): using it as it is."
+	warn "$TREE differs from $PATCH_REL/series (work not yet exported?): using it as it is."
 	warn "Export with 'make refresh', or rebuild from the series with 'make tree FORCE=1'."
 	;;
 strict)
-	die "$TREE differs from patches/series (commits or edits not exported, or a series newer than the tree).
+	die "$TREE differs from $PATCH_REL/series (commits or edits not exported, or a series newer than the tree).
 Keep the tree's work: commit it and run 'make refresh'.
 Take the series: 'make tree FORCE=1' (discards the tree's commits and edits)."
 	;;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make manifest`: write the expected-results lists config/expected/LABEL.txt
 # from the KTAP the last `make check` left in build/results/: one list
-# for each arch it ran, and the host's when it ran every arch.  A list is
+# for each base and arch it ran (LABEL: the arch for 6.1, BASE-ARCH for
+# the others), and the host's when it ran every arch.  A list is
 # written only from results without a failure (what the list says aside):
 # the list records a green run, for a person to read, diff and commit.
 set -euo pipefail
@@ -14,7 +15,15 @@ labels=()
 for arch in "${arches[@]}"; do
 	[ -d "$RESULTS_DIR/$arch" ] && labels+=("$arch")
 done
-if [ ${#labels[@]} = ${#arches[@]} ]; then
+n_61=${#labels[@]}
+# The other bases' labels, BASE-ARCH (scripts/check.sh).
+for base in $(all_bases); do
+	[ "$base" != 6.1 ] || continue
+	for arch in "${arches[@]}"; do
+		[ -d "$RESULTS_DIR/$base-$arch" ] && labels+=("$base-$arch")
+	done
+done
+if [ "$n_61" = ${#arches[@]} ]; then
 	labels+=(host)
 else
 	warn "$EXPECTED_DIR/host.txt left as it is: the last make check ran ${labels[*]:-no arch}, not every arch (its host suites check each arch it ran)"

@@ -122,5 +122,5 @@ unset GIT_INDEX_FILE
 while read -r old; do rm -f "$PATCH_DIR/$old"; done < <(series_patches)
 for p in "${new[@]}"; do cp "$out/$p" "$PATCH_DIR/$p"; done
 cp "$out/series" "$SERIES"
-info "exported ${#new[@]} patch(es) to patches/; round trip verified"
+info "exported ${#new[@]} patch(es) to $PATCH_REL/; round trip verified"
 git -C "$TOP" status --short -- patches >&2

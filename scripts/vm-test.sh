@@ -18,15 +18,17 @@ KSFT_SELECT=${T:-} GUEST_SUITES=${SUITES:-} "$TOP/harness/test-vm.sh" "$VM_DIR.k
 scope=()
 if [ -n "${T:-}" ] || [ -n "${SUITES:-}" ]; then
 	[ -z "${T:-}" ] || scope+=(-w vm)
-	for t in ${T//,/ }; do
+	selected=${T:-}
+	for t in ${selected//,/ }; do
 		case $t in
 		*:*) scope+=(-w "selftests: ${t%%:*}: ${t#*:}" -w "selftests: ${t%%:*}: ${t#*:}_32") ;;
 		*) scope+=(-w "selftests: $t") ;;
 		esac
 	done
 	[ -z "${SUITES:-}" ] || scope+=(-w "vm (suites)")
-	for suite in ${SUITES//,/ }; do
+	suites=${SUITES:-}
+	for suite in ${suites//,/ }; do
 		scope+=(-w "$suite (guest)")
 	done
 fi
-exec "$KTAP_SUMMARY" -l "$ARCH" -e "$EXPECTED_DIR/$ARCH.txt" "${scope[@]}" "$VM_DIR.ktap"/*.ktap
+exec "$KTAP_SUMMARY" -l "$LABEL" -e "$EXPECTED_DIR/$LABEL.txt" "${scope[@]}" "$VM_DIR.ktap"/*.ktap
