@@ -52,9 +52,19 @@ while IFS= read -r line || [ -n "$line" ]; do
 	test=${entry%@*}
 	[ -n "$why" ] || die "$skipfile:$n: $entry has no reason; every skip states one"
 	if [ "$entry" != "$test" ]; then
-		[ -f "$TOP/config/arch/${entry##*@}.conf" ] ||
-			die "$skipfile:$n: $entry: no arch ${entry##*@} in config/arch/"
-		[ "${entry##*@}" = "$ARCH" ] || continue
+		where=${entry##*@}
+		# An arch (every base), or a base and arch as results label them.
+		case $where in
+		*-*)
+			if [ ! -f "$TOP/config/arch/${where#*-}.conf" ] ||
+				! all_bases | grep -xF "${where%%-*}" >/dev/null; then
+				die "$skipfile:$n: $entry: no base ${where%%-*} or no arch ${where#*-} (config/arch/)"
+			fi
+			;;
+		*) [ -f "$TOP/config/arch/$where.conf" ] ||
+			die "$skipfile:$n: $entry: no arch $where in config/arch/" ;;
+		esac
+		[ "$where" = "$ARCH" ] || [ "$where" = "$KERNEL_BASE-$ARCH" ] || continue
 	fi
 	# A directory with no test in LIST was not built (make check-series
 	# builds only the directories a patch touches): its entries do not

@@ -6,11 +6,14 @@
 #   where: kernel (a diff of build/linux) or project (a diff of this
 #          checkout: libaddrres, the harness)
 #   arch:  the arches it applies to (default: every arch)
+#   base:  the kernel base a kernel mutant applies to, 7.2 or 6.1 (the
+#          default); it runs when KERNEL_BASE names that base
 #   guest: what catches it in the guests: `make vm-test` variables
 #          (T=..., SUITES=...), run on the kernel built with the mutant
 #   host:  what catches it on the host: `make host-test` variables
 #          (SUITES=...), run after the guests if there are both
-# A kernel mutant is applied to build/linux, which must be clean, the
+# A kernel mutant is applied to the base's tree (build/linux, or
+# build/7.2/linux with KERNEL_BASE=7.2), which must be clean, the
 # tests named there run on the result (the kernel rebuilt incrementally:
 # ccache makes the way back cheap), and the diff is taken out again
 # whatever happened (commit nothing in build/linux meanwhile).  A project
@@ -106,7 +109,7 @@ run_one() { # name arch -> prints the result line; 0 red, 1 green, 2 could not r
 }
 
 # A red run means something only against lists a green run wrote.
-for list in host "${ARCH:-x86_64}"; do
+for list in host "$LABEL"; do
 	[ -f "$EXPECTED_DIR/$list.txt" ] ||
 		die "no $EXPECTED_DIR/$list.txt: run make check and make manifest first"
 done
@@ -115,6 +118,12 @@ status=0
 for name in ${M//,/ }; do
 	patch=$mutants_dir/$name.patch
 	[ -f "$patch" ] || die "MUTANT=$name: no $patch (make mutant MUTANT=list)"
+	base=$(header "$patch" base)
+	if [ "${base:-6.1}" != "$KERNEL_BASE" ]; then
+		echo "$name: for the ${base:-6.1} base: make mutant MUTANT=$name KERNEL_BASE=${base:-6.1}"
+		status=1
+		continue
+	fi
 	if [ "$(header "$patch" where)" = kernel ]; then
 		tree_exists || die "$name: no kernel tree in $TREE: run make tree"
 		! tree_is_dirty || die "$name: $TREE has uncommitted edits: commit or stash them first"
