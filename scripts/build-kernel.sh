@@ -30,6 +30,8 @@ for_flavor() {
 	bench.config) ! test_like ;;
 	pages64k.config) [ "$KERNEL_FLAVOR" = pages64k ] ;;
 	pages4k.config) [ "$KERNEL_FLAVOR" != pages64k ] ;;
+	# NAME.BASE.config: for that kernel base only (NAME.7.2.config).
+	*.[0-9].[0-9].config | *.[0-9].[0-9][0-9].config) [[ ${1##*/} == *".$KERNEL_BASE.config" ]] ;;
 	*) true ;;
 	esac
 }
