@@ -38,6 +38,8 @@ script)
 esac
 kernel=$OBJ/$ARCH_IMAGE
 [ -f "$kernel" ] || die "no $ARCH kernel at $kernel: run 'make kernel ARCH=$ARCH' first"
+[ ! -f "$MUTANT_MARK" ] ||
+	die "the $ARCH kernel in $OBJ was built with the mutant $(cat "$MUTANT_MARK"): 'make kernel' builds it again from the tree"
 release=$(cat "$OBJ/include/config/kernel.release")
 
 case $ARCH_ROOT in

@@ -138,4 +138,5 @@ fi
 grep -E 'warning:' "$OBJ/build.log" >&2 || true
 # The loadable modules (the tests' own), where guest-init finds them.
 install_kernel_modules "$OBJ/modules_install.log" || die "the $ARCH kernel's modules are not installed"
+rm -f "$MUTANT_MARK"	# built from the tree as it is
 info "built $(cat "$OBJ/include/config/kernel.release") for $ARCH"

@@ -99,6 +99,9 @@ series)
 	;;
 *) printf 'error: KERNEL_FLAVOR is test, bench, pages64k, upstream, pristine, base or series, not %s\n' "$KERNEL_FLAVOR" >&2; exit 1 ;;
 esac
+# Names the mutant a kernel in $OBJ was built with (scripts/mutant.sh):
+# the tree is restored after the run, the objects only by the next build.
+MUTANT_MARK=$OBJ/mutant-built
 KSFT_DIR=$ARCH_BUILD/kselftest  # installed kselftests the guest runs
 # UAPI headers of ARCH_COMPAT_KERNEL, for the kselftests' 32-bit programs
 COMPAT_HDR_DIR=$ARCH_BUILD/compat-headers

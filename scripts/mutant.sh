@@ -94,6 +94,9 @@ run_one() { # name arch -> prints the result line; 0 red, 1 green, 2 could not r
 	fi
 	restore "$dir" "$patch"
 	trap - EXIT
+	# The kernel in the objects is the mutant's until the next build.
+	[ "$where" != kernel ] || [ -z "$guest" ] ||
+		ARCH="${arch:-x86_64}" bash -c '. "$1"; echo "$2" >"$MUTANT_MARK"' _ "$TOP/scripts/lib.sh" "$name"
 	failed=$(grep -E '^not ok ' "$log" | sed -e 's/^not ok  *//' -e 's/  # .*//' | sed -n '1,8p' |
 		paste -sd ';' | sed 's/;/; /g')
 	local what="${guest:+guest $guest}${guest:+${host:+, }}${host:+host $host}"
