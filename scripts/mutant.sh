@@ -6,8 +6,8 @@
 #   where: kernel (a diff of build/linux) or project (a diff of this
 #          checkout: libaddrres, the harness)
 #   arch:  the arches it applies to (default: every arch)
-#   base:  the kernel base a kernel mutant applies to, 7.2 or 6.1 (the
-#          default); it runs when KERNEL_BASE names that base
+#   base:  the kernel bases a kernel mutant applies to, 7.2 or 6.1 (the
+#          default) or both ("6.1 7.2"); it runs when KERNEL_BASE names one
 #   guest: what catches it in the guests: `make vm-test` variables
 #          (T=..., SUITES=...), run on the kernel built with the mutant
 #   host:  what catches it on the host: `make host-test` variables
@@ -122,8 +122,8 @@ for name in ${M//,/ }; do
 	patch=$mutants_dir/$name.patch
 	[ -f "$patch" ] || die "MUTANT=$name: no $patch (make mutant MUTANT=list)"
 	base=$(header "$patch" base)
-	if [ "${base:-6.1}" != "$KERNEL_BASE" ]; then
-		echo "$name: for the ${base:-6.1} base: make mutant MUTANT=$name KERNEL_BASE=${base:-6.1}"
+	if [[ " ${base:-6.1} " != *" $KERNEL_BASE "* ]]; then
+		echo "$name: for the ${base:-6.1} base: make mutant MUTANT=$name KERNEL_BASE=${base%% *}"
 		status=1
 		continue
 	fi
