@@ -100,6 +100,23 @@ else
 	check ok "console free of kernel splats"
 fi
 
+# CONFIG_KALLSYMS_SELFTEST (the 7.2 test kernels, config/kernel/common/
+# debug.7.2.config): kernel/kallsyms_selftest.c checks lookups by name and
+# by address over the whole symbol table, beside which the kallmodsyms
+# tables sit.  It prints, never splats: judged where it started.
+if grep -q 'kallsyms_selftest: start' "$console" 2>/dev/null; then
+	what="kernel's kallsyms selftest passed (CONFIG_KALLSYMS_SELFTEST)"
+	bad=$(grep -E 'kallsyms_selftest: .*(failed|abort|Never found|mismatch|\?!)' "$console" |
+		sed -n '1,2p' | tr '\n' ' ' || true)
+	if [ -n "$bad" ]; then
+		check fail "$what" "$bad"
+	elif ! grep -q 'kallsyms_selftest: finish' "$console"; then
+		check fail "$what" "it did not finish before the guest's run ended; see $console"
+	else
+		check ok "$what"
+	fi
+fi
+
 ktap_plan ${#verdicts[@]}
 for i in "${!verdicts[@]}"; do
 	ktap_result "${verdicts[$i]}" "${descriptions[$i]}" "${reasons[$i]}"

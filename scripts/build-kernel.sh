@@ -27,6 +27,9 @@ test_like() {
 for_flavor() {
 	case ${1##*/} in
 	debug.config) test_like ;;
+	# debug.BASE.config: the test kernel of that base only.
+	debug.[0-9].[0-9].config | debug.[0-9].[0-9][0-9].config)
+		test_like && [[ ${1##*/} == "debug.$KERNEL_BASE.config" ]] ;;
 	bench.config) ! test_like ;;
 	pages64k.config) [ "$KERNEL_FLAVOR" = pages64k ] ;;
 	pages4k.config) [ "$KERNEL_FLAVOR" != pages64k ] ;;
