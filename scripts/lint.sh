@@ -15,6 +15,8 @@
 #   "subjects: the BASE series"     each patch's subject at most 75 characters
 #   "subjects: this repository"     those of this repository's commits since
 #                                   SUBJECTS_SINCE (older ones predate the rule)
+#   "mainline: every 6.1 patch names its counterpart"
+#                                   a "Mainline:" paragraph in each message
 #   "pipes: no reader stops early"  no shell script pipes into grep -q or
 #                                   head -n: under pipefail the writer's
 #                                   SIGPIPE fails the pipeline at random
@@ -70,7 +72,7 @@ done < <({
 	git -C "$TOP" ls-files -z --others --exclude-standard
 } | sort -zu)
 
-ktap_plan $((n_patches + ${#exc_line[@]} + $(all_bases | wc -l) + 2 + ${#scripts[@]}))
+ktap_plan $((n_patches + ${#exc_line[@]} + $(all_bases | wc -l) + 3 + ${#scripts[@]}))
 
 # --- checkpatch --------------------------------------------------------------
 
@@ -226,6 +228,23 @@ if [ "${#long[@]}" = 0 ]; then
 else
 	ktap_result fail "subjects: this repository" "${#long[@]} commit subject(s) over $SUBJECT_MAX characters: reword them before they land"
 	printf '%s\n' "${long[@]}" | ktap_diag
+fi
+
+# --- the backport names its mainline counterpart ----------------------------
+
+# Each 6.1 patch says in its message what it is on mainline (the 7.2
+# series): a "Mainline:" paragraph naming the counterpart and what differs,
+# or why there is none (docs/mainline.md maps them).
+silent=()
+while IFS= read -r p; do
+	[ -f "$TOP/patches/6.1/$p" ] || continue
+	sed -n '/^---$/q; p' "$TOP/patches/6.1/$p" | grep '^Mainline: ' >/dev/null || silent+=("$p")
+done < <(printf '%s' "${base_patches[6.1]}" | grep . || true)
+if [ "${#silent[@]}" = 0 ]; then
+	ktap_result ok "mainline: every 6.1 patch names its counterpart"
+else
+	ktap_result fail "mainline: every 6.1 patch names its counterpart" "${#silent[@]} patch(es) without a 'Mainline:' paragraph: say what each is on 7.2, or why 6.1 alone needs it"
+	printf '%s\n' "${silent[@]}" | ktap_diag
 fi
 
 # --- pipes -----------------------------------------------------------------

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # make check: after the guests (it reads their recordings)
-# The series' tools/perf patches, on the host.  Builds two perfs with only
-# the Debian build dependencies `make deps` installs and none of the
-# optional libraries: the tree's (into $BUILD_DIR/<host arch>/perf, where
-# scripts/build-tools.sh builds it for that arch's guest) and 6.1.192's as
-# Debian ships its source, with only the series' first perf patch, which
-# lists the kernel maps at -vv (into $BUILD_DIR/perf-6.1).
-#  - `perf test` suites the series adds, one KTAP result per test case
-#    ("kcore maps" loads a kcore-like layout from a temporary root, "kcore
-#    copy" copies an arm64 one as `perf record --kcore` does);
+# The series' tools/perf patches, on the host.  Builds three perfs with
+# only the Debian build dependencies `make deps` installs and none of the
+# optional libraries: each base's tree's (into <base build>/<host
+# arch>/perf, where scripts/build-tools.sh builds it for that arch's
+# guest) and 6.1.192's as Debian ships its source, with only the series'
+# first perf patch, which lists the kernel maps at -vv (into
+# $BUILD_DIR/perf-6.1).
+#  - `perf test` suites the series adds, one KTAP result per test case and
+#    base, the 7.2 tree's named "perf: 7.2: ..." ("kcore maps" loads a
+#    kcore-like layout from a temporary root, "kcore copy" copies an arm64
+#    one as `perf record --kcore` does);
 #  - for each arch, the recordings the test guest made with `perf record
 #    --kcore` (tests/perf/guest.sh): Debian's perf's of kernel samples and
 #    of text pokes, the tree's perf's of module and BPF samples.  The
@@ -20,6 +22,9 @@
 #    printed beside it, and their samples are a guard.
 # Prints KTAP.
 set -euo pipefail
+# Both bases by their own paths below, whatever base the caller names:
+# lib.sh's TREE, PATCH_DIR and base source are 6.1's.
+export KERNEL_BASE=6.1
 . "$(dirname "$0")/../../scripts/lib.sh"
 # shellcheck source=../../scripts/ktap.sh
 . "$TOP/scripts/ktap.sh"
@@ -29,6 +34,9 @@ here=$TOP/tests/perf
 # it for that arch's guest, if make check built that arch.
 ours=$BUILD_DIR/$(uname -m)/perf
 old=$BUILD_DIR/perf-6.1
+# The mainline series' tree and its perf for the host's arch.
+mainline_tree=$(base_build 7.2)/linux
+mainline_perf=$(base_build 7.2)/$(uname -m)/perf
 # The suites, and the number of test cases each has.
 declare -A cases=(["kcore maps"]=3 ["kcore copy"]=2)
 # Results per arch of the recorded samples (check_recording, check_modbpf).
@@ -74,39 +82,42 @@ prepare_old_source() {
 	echo "$stamp" >"$old/src.stamp"
 }
 
-# every_suite_case ok|fail|skip REASON: one result for every perf test case.
+# every_suite_case ok|fail|skip PREFIX REASON: one result for every perf
+# test case, named PREFIX "perf test: ...".
 every_suite_case() {
 	local suite i
 	for suite in "${!cases[@]}"; do
 		for ((i = 1; i <= cases[$suite]; i++)); do
-			ktap_result "$1" "perf: perf test: $suite $i" "$2"
+			ktap_result "$1" "$2perf test: $suite $i" "$3"
 		done
 	done
 }
 
-# run_suites: the `perf test` suites of the tree's perf.
+# run_suites PERF PREFIX: the `perf test` suites of PERF, named PREFIX
+# "perf test: SUITE: CASE".
 run_suites() {
-	local suite num results i line name
+	local perf=$1 prefix=$2 suite num results i line name
 	# `perf test N` prints " N.I: CASE : Ok|Skip|FAILED!" for each case (by
-	# name it would run only the cases whose own name matches).
+	# name it would run only the cases whose own name matches); 7.2's
+	# prints "Running" lines first, which are left out.
 	for suite in "${!cases[@]}"; do
-		num=$("$ours/perf" test list 2>&1 | sed -nE "s/^ *([0-9]+): $suite\$/\1/p")
+		num=$("$perf" test list 2>&1 | sed -nE "s/^ *([0-9]+): $suite\$/\1/p")
 		results=""
 		if [ -n "$num" ]; then
-			results=$("$ours/perf" test "$num" 2>&1 || true)
+			results=$("$perf" test "$num" 2>&1 || true)
 		fi
 		for ((i = 1; i <= cases[$suite]; i++)); do
-			line=$(printf '%s\n' "$results" | grep -E "^ *[0-9]+\.$i: " || true)
-			name="perf: perf test: $suite: $(printf '%s' "$line" | sed -E 's/^ *[0-9]+\.[0-9]+: (.*[^ ]) *:.*$/\1/')"
+			line=$(printf '%s\n' "$results" | grep -E "^ *[0-9]+\.$i: " | grep -v ': Running' || true)
+			name="${prefix}perf test: $suite: $(printf '%s' "$line" | sed -E 's/^ *[0-9]+\.[0-9]+: (.*[^ ]) *:.*$/\1/')"
 			case $line in
 			*": Ok") ktap_result ok "$name" ;;
 			*": Skip"*) ktap_result skip "$name" "perf test skipped it" ;;
 			"")
 				printf '%s\n' "$results" | tail -n 10 | ktap_diag
-				ktap_result fail "perf: perf test: $suite $i" "no result in perf test's output"
+				ktap_result fail "${prefix}perf test: $suite $i" "no result in perf test's output"
 				;;
 			*)
-				"$ours/perf" test -v "$num" 2>&1 | tail -n 30 | ktap_diag
+				"$perf" test -v "$num" 2>&1 | tail -n 30 | ktap_diag
 				ktap_result fail "$name"
 				;;
 			esac
@@ -259,21 +270,30 @@ check_modbpf() {
 
 total=$((per_arch * ${#arches[@]}))
 for suite in "${!cases[@]}"; do
-	total=$((total + cases[$suite]))
+	# the suites of both trees' perfs
+	total=$((total + 2 * cases[$suite]))
 done
 ktap_plan "$total"
 
+# The mainline series' perf first: it needs only its tree.
+if [ ! -d "$mainline_tree/tools/perf" ]; then
+	every_suite_case skip "perf: 7.2: " "no tree at $mainline_tree (make tree KERNEL_BASE=7.2)"
+elif build_perf "$mainline_tree" "$mainline_perf"; then
+	run_suites "$mainline_perf/perf" "perf: 7.2: "
+else
+	every_suite_case fail "perf: 7.2: " "perf did not build"
+fi
 if [ ! -d "$TREE/tools/perf" ]; then
-	every_suite_case skip "no tree at $TREE (make tree)"
+	every_suite_case skip "perf: " "no tree at $TREE (make tree)"
 	for ((i = 0; i < per_arch * ${#arches[@]}; i++)); do
 		ktap_result skip "perf: --kcore recorded samples" "no tree at $TREE (make tree)"
 	done
 	exit 0
 fi
 if build_perf "$TREE" "$ours"; then
-	run_suites
+	run_suites "$ours/perf" "perf: "
 else
-	every_suite_case fail "perf did not build"
+	every_suite_case fail "perf: " "perf did not build"
 fi
 if ! prepare_old_source || ! build_perf "$old/src" "$old"; then
 	ktap_diag "6.1.192's perf did not build"
