@@ -22,7 +22,9 @@
 # the commit's kernel (harness/run-vm.sh): every case of every program as
 # the arch's expected results (config/expected/) say, through
 # harness/ktap-summary as make check judges them, and a clean verdict (no
-# splat).
+# splat).  A commit that changes tools/perf also has perf built at the
+# commit (perf's own -Werror) and the series' perf test suites it has run,
+# on the host's arch only.
 #
 # KTAP on stdout, one test per (arch, patch); progress on stderr.  A failed
 # build lists its first errors.  When a commit's build warns in a file the
@@ -210,13 +212,50 @@ selftest_dirs_of() { # commit
 	done
 }
 
+# perf built from the worktree, at COMMIT, for the host (its Makefile's
+# -Werror is the warning check), and each of PERF_SERIES_SUITES (lib.sh) it
+# has run:
+# every case Ok.  Prints what it ran, or fails with the reason on stdout.
+check_perf() { # commit log-base
+	local out=$SC_DIR/perf log=$2.perf.log suite num results bad ran=""
+	[ "$(git -C "$WT" rev-parse HEAD)" = "$(git -C "$TREE" rev-parse "$1")" ] ||
+		git -C "$WT" checkout -q -f --detach "$1"
+	mkdir -p "$out"
+	if ! env -u ARCH -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS make -C "$WT/tools/perf" O="$out" \
+		"${PERF_MAKE_FLAGS[@]}" -j"$(nproc_jobs)" >"$log" 2>&1; then
+		echo "perf does not build: log ${log#"$TOP"/}"
+		return 1
+	fi
+	for suite in "${!PERF_SERIES_SUITES[@]}"; do
+		num=$("$out/perf" test list 2>&1 | sed -nE "s/^ *([0-9]+): $suite\$/\1/p")
+		[ -n "$num" ] || continue
+		results=$("$out/perf" test "$num" 2>&1 || true)
+		bad=$(grep -E "^ *$num\.[0-9]+: " <<<"$results" | grep -v -e ': Running' -e ': Ok$' || true)
+		if [ -n "$bad" ] || ! grep -E "^ *$num\.[0-9]+: .*: Ok$" <<<"$results" >/dev/null; then
+			echo "perf test \"$suite\" does not pass: ${bad:-no case passed}"
+			return 1
+		fi
+		ran+="${ran:+, }$suite"
+	done
+	echo "perf built${ran:+; perf test $ran: Ok}"
+}
+
 # The commit's kernel built in $OBJ: report it, after building and running
-# the kselftest directories it changes.
+# the kselftest directories it changes.  A commit that changes tools/perf
+# has perf built and its suites run too, on the host's arch.
 commit_built() { # commit subject log
-	local c=$1 subject=$2 base=${3%.log} dirs warns counts
+	local c=$1 subject=$2 base=${3%.log} dirs warns counts perf=""
+	if [ "$ARCH" = "$(uname -m)" ] && ! git -C "$TREE" diff --quiet "$c^" "$c" -- tools/perf; then
+		info "$ARCH: building perf and running its series suites"
+		if ! perf=$(check_perf "$c" "$base"); then
+			ktap_result fail "$ARCH: $subject" "$perf"
+			return 0
+		fi
+		perf=" ($perf)"
+	fi
 	mapfile -t dirs < <(selftest_dirs_of "$c")
 	if [ ${#dirs[@]} = 0 ]; then
-		ktap_result ok "$ARCH: $subject"
+		ktap_result ok "$ARCH: $subject$perf"
 		return 0
 	fi
 	info "$ARCH: building and running the kselftests it changes: ${dirs[*]}"
@@ -260,7 +299,7 @@ commit_built() { # commit subject log
 		} | sed -n '1,25p' | ktap_diag
 		return 0
 	fi
-	ktap_result ok "$ARCH: $subject (kselftests ${dirs[*]}: $counts)"
+	ktap_result ok "$ARCH: $subject (kselftests ${dirs[*]}: $counts)$perf"
 }
 
 # After "Inconsistent kallsyms data" (vmlinux's symbols are not those

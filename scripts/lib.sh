@@ -297,6 +297,11 @@ PERF_MAKE_FLAGS=(
 	NO_LIBTRACEEVENT=1 NO_RUST=1
 )
 
+# The `perf test` suites the series adds, and how many cases each has
+# (tests/perf/run.sh runs them on the host, check-series at each commit
+# that changes tools/perf).
+declare -A PERF_SERIES_SUITES=(["kcore maps"]=3 ["kcore copy"]=2)
+
 # The KTAP summariser, built with sanitizers: it is what decides a run.
 KTAP_SUMMARY=$BUILD_DIR/harness/ktap-summary
 build_ktap_summary() {

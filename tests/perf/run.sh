@@ -37,8 +37,6 @@ old=$BUILD_DIR/perf-6.1
 # The mainline series' tree and its perf for the host's arch.
 mainline_tree=$(base_build 7.2)/linux
 mainline_perf=$(base_build 7.2)/$(uname -m)/perf
-# The suites, and the number of test cases each has.
-declare -A cases=(["kcore maps"]=3 ["kcore copy"]=2)
 # Results per arch of the recorded samples (check_recording, check_modbpf).
 per_arch=8
 # The arches whose guest ran: make check says which; alone, every arch.
@@ -86,8 +84,8 @@ prepare_old_source() {
 # test case, named PREFIX "perf test: ...".
 every_suite_case() {
 	local suite i
-	for suite in "${!cases[@]}"; do
-		for ((i = 1; i <= cases[$suite]; i++)); do
+	for suite in "${!PERF_SERIES_SUITES[@]}"; do
+		for ((i = 1; i <= PERF_SERIES_SUITES[$suite]; i++)); do
 			ktap_result "$1" "$2perf test: $suite $i" "$3"
 		done
 	done
@@ -100,13 +98,13 @@ run_suites() {
 	# `perf test N` prints " N.I: CASE : Ok|Skip|FAILED!" for each case (by
 	# name it would run only the cases whose own name matches); 7.2's
 	# prints "Running" lines first, which are left out.
-	for suite in "${!cases[@]}"; do
+	for suite in "${!PERF_SERIES_SUITES[@]}"; do
 		num=$("$perf" test list 2>&1 | sed -nE "s/^ *([0-9]+): $suite\$/\1/p")
 		results=""
 		if [ -n "$num" ]; then
 			results=$("$perf" test "$num" 2>&1 || true)
 		fi
-		for ((i = 1; i <= cases[$suite]; i++)); do
+		for ((i = 1; i <= PERF_SERIES_SUITES[$suite]; i++)); do
 			line=$(printf '%s\n' "$results" | grep -E "^ *[0-9]+\.$i: " | grep -v ': Running' || true)
 			name="${prefix}perf test: $suite: $(printf '%s' "$line" | sed -E 's/^ *[0-9]+\.[0-9]+: (.*[^ ]) *:.*$/\1/')"
 			case $line in
@@ -269,9 +267,9 @@ check_modbpf() {
 }
 
 total=$((per_arch * ${#arches[@]}))
-for suite in "${!cases[@]}"; do
+for suite in "${!PERF_SERIES_SUITES[@]}"; do
 	# the suites of both trees' perfs
-	total=$((total + 2 * cases[$suite]))
+	total=$((total + 2 * PERF_SERIES_SUITES[$suite]))
 done
 ktap_plan "$total"
 
