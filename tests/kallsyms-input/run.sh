@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# scripts/kallsyms of the patched tree on unusual and malformed
+# scripts/kallsyms of each base's patched tree on unusual and malformed
 # CONFIG_KALLMODSYMS input (a link map, the map of a prelinked object's
-# ld -r link, modules.builtin.objs, the symbol sizes nm -S lists), and
-# the modules.builtin.objs rule of scripts/Makefile.vmlinux_o on an empty
-# top-level built-in.objs.  No input stops the build: a problem costs
+# ld -r link, the symbol sizes nm -S lists, and the built-in modules: on
+# 6.1 modules.builtin.objs, on 7.2 vmlinux.o's .modinfo and each object's
+# .cmd file), and on 6.1 the modules.builtin.objs rule of
+# scripts/Makefile.vmlinux_o on an empty top-level built-in.objs.  The 7.2
+# tree's results are named "kallsyms-input: 7.2: CASE".  No input stops
+# the build: a problem costs
 # annotations (or sizes), with a warning naming the file, the line and
 # what was left out.  Each case
 # changes the good input below, and names the warning expected (or none)
@@ -127,13 +130,16 @@ object_names_over_64k() { # N distinct names, more than 64 KiB of them
 		[ "$(table_strings kallmodsyms_object_names | tr , '\n' | sort -u | wc -l)" = "$1" ]
 }
 
-# The size tables of out.S and the distances between its symbols, in the
-# form sizes-decode reads (symbols of _text + offset only: the inputs here).
+# The size tables of out.S and the distances between its symbols (from
+# kallsyms_addresses on 6.1, kallsyms_offsets on 7.2), in the form
+# sizes-decode reads (symbols of _text + offset only: the inputs here).
 size_tables() {
 	gawk '
 		/^[a-z_]+:$/ { label = substr($0, 1, length($0) - 1); next }
 		label == "kallsyms_addresses" && $1 == "PTR" {
 			a[n++] = $2 == "_text" ? strtonum($4) : strtonum($2); next }
+		# 7.2 writes offsets only (from the same base: the distances)
+		label == "kallsyms_offsets" && $1 == ".long" { a[n++] = strtonum($2); next }
 		label == "kallmodsyms_size_pad_bits" && $1 == ".long" { print "pad_bits", $2 }
 		label == "kallmodsyms_size_bits" && $1 == ".long" { print "nbits", $2 }
 		label == "kallmodsyms_size_distance_sum" && $1 == ".long" { print "distance_sum", $2 }
@@ -205,39 +211,21 @@ many_objects() { # N
 	}'
 }
 
-cases=(good bad-map-line map-without-address not-a-map bad-objs-line
-	unknown-object gc-discarded-object object-twice many-modules
-	many-object-names label-named-like-a-function provide-label
-	bad-sizes-line empty-builtin-objs prelinked-object prelinked-other-size
-	prelinked-section-missing dotdot-path linker-stubs sizes-decode
-	sizes-marker-moved sizes-distance-differs sizes-stream-short
-	sizes-sum-differs)
-ktap_plan ${#cases[@]}
-
-if [ ! -f "$TREE/scripts/kallsyms.c" ]; then
-	for c in "${cases[@]}"; do
-		ktap_result fail "kallsyms-input: $c" "no $TREE/scripts/kallsyms.c (make tree)"
-	done
-	exit 0
-fi
-"$HOST_CC" -std=gnu11 -O1 -g "${CFLAGS_SANITIZE[@]}" -o kallsyms "$TREE/scripts/kallsyms.c"
-# The kernel's decoder of the sizes, on the host.
-"$HOST_CC" -std=gnu11 -O1 -g -Wall -Wextra -Werror "${CFLAGS_SANITIZE[@]}" -I "$TREE/kernel" \
-	-o sizes-decode "$TOP/tests/kallsyms-input/sizes-decode.c"
-
 # The modules.builtin.objs rule's awk program, as Makefile.vmlinux_o has it.
 builtin_objs_awk() {
 	sed -n '/^ *cmd_modules_builtin_objs = \\$/,/modules.builtin > \$@/p' \
-		"$TREE/scripts/Makefile.vmlinux_o" |
+		"$tree/scripts/Makefile.vmlinux_o" |
 		sed -e '1d' -e '$d' -e "s/.*\\\$(AWK) '//" -e "s/'[^']*\$//" -e 's/\\$//' -e 's/\$\$/$/g'
 }
 
+
+run_cases() {
 for c in "${cases[@]}"; do
-	name="kallsyms-input: $c"
+	name="$prefix$c"
 	good_map >link.map
 	good_syms >syms
 	good_sizes >sizes
-	: >builtin.objs
+	good_modules
 	want=""                   # the first line of the warnings, or none
 	check=(two_objects_named)   # what the tables must hold
 	prelinked=()              # the prelinked maps' options
@@ -275,7 +263,12 @@ for c in "${cases[@]}"; do
 		check=(modules_are mod) ;;
 	many-modules)
 		# One object in more modules than 16 bits count.
-		awk 'BEGIN { for (i = 1; i <= 70000; i++) printf "m/m%d.o: drivers/a/one.o\n", i }' >builtin.objs
+		if [ "$base" = 6.1 ]; then
+			awk 'BEGIN { for (i = 1; i <= 70000; i++) printf "m/m%d.o: drivers/a/one.o\n", i }' >builtin.objs
+		else
+			# shellcheck disable=SC2046 # a name per word
+			cmd_file drivers/a/one.o $(seq -f 'm/m%.0f' 70000)
+		fi
 		check=(module_count_is 70000) ;;
 	many-object-names)
 		many_objects 5000
@@ -338,8 +331,30 @@ for c in "${cases[@]}"; do
 		# ld prints the paths it was given: arm64's nVHE links
 		# ../../../lib/memcpy.nvhe.o.  The same object either way.
 		use_prelinked 's|drivers/b/two.o|drivers/a/../b/./two.o|'
-		echo 'drivers/b/mod.o: drivers/b/two.o' >builtin.objs
+		give_module drivers/b/two.o drivers/b/mod
 		check=(modules_are mod) ;;
+	module-from-cmd)
+		# 7.2: the .cmd file names a module .modinfo lists.
+		give_module drivers/a/one.o drivers/a/mod
+		check=(modules_are mod) ;;
+	modfile-not-builtin)
+		# 7.2: every object names a KBUILD_MODFILE; one .modinfo does
+		# not list is no built-in module.
+		check=(modules_are "") ;;
+	object-in-two-modules)
+		# 7.2: an object two built-in modules link names both.
+		cmd_file drivers/a/one.o drivers/a/m1 drivers/a/m2
+		check=(modules_are "m1,m2") ;;
+	module-name-with-dash)
+		# 7.2: a module's name has '_' where its file name has '-'.
+		give_module drivers/a/one.o drivers/a/my-mod
+		check=(modules_are my_mod) ;;
+	modinfo-missing)
+		# 7.2: no .modinfo to read: objects still named, no module.
+		give_module drivers/a/one.o drivers/a/mod
+		rm -f modinfo
+		want="kallsyms: modinfo: warning: No such file or directory: no built-in module annotated"
+		check=(modules_are "") ;;
 	empty-builtin-objs)
 		# No composite object anywhere: every module is a single object.
 		: >built-in.objs
@@ -356,7 +371,7 @@ for c in "${cases[@]}"; do
 	esac
 
 	rc=0
-	./kallsyms --all-symbols --link-map=link.map --builtin-objs=builtin.objs \
+	./kallsyms --all-symbols --link-map=link.map "$modules_option" \
 		--symbol-sizes=sizes "${prelinked[@]}" "${more[@]}" syms >out.S 2>err || rc=$?
 	if [ "$rc" != 0 ]; then
 		head -n 5 err | ktap_diag
@@ -371,4 +386,87 @@ for c in "${cases[@]}"; do
 	else
 		ktap_result ok "$name"
 	fi
+done
+}
+
+# The cases of both bases, and those of one only: 6.1 reads the built-in
+# modules from modules.builtin.objs, 7.2 from .modinfo and .cmd files.
+common_cases=(good bad-map-line map-without-address not-a-map
+	many-object-names label-named-like-a-function provide-label
+	bad-sizes-line prelinked-object prelinked-other-size
+	prelinked-section-missing dotdot-path linker-stubs sizes-decode
+	sizes-marker-moved sizes-distance-differs sizes-stream-short
+	sizes-sum-differs)
+declare -A base_cases=(
+	[6.1]="bad-objs-line unknown-object gc-discarded-object object-twice many-modules empty-builtin-objs"
+	[7.2]="module-from-cmd modfile-not-builtin object-in-two-modules module-name-with-dash many-modules modinfo-missing"
+)
+total=0
+for base in $(all_bases); do
+	read -r -a more_cases <<<"${base_cases[$base]}"
+	total=$((total + ${#common_cases[@]} + ${#more_cases[@]}))
+done
+ktap_plan "$total"
+
+# give_module OBJECT MODULE_FILE: OBJECT (dir/x.o) is in the built-in
+# module MODULE_FILE (dir/name), as BASE's build would say it.
+give_module() {
+	local name
+	case $base in
+	6.1) echo "$2.o: $1" >>builtin.objs ;;
+	*)
+		cmd_file "$1" "$2"
+		# the module's name: '_' where its file's has '-'
+		name=${2##*/}
+		printf '%s.file=%s\0' "${name//-/_}" "$2" >>modinfo
+		;;
+	esac
+}
+# cmd_file OBJECT MODFILE...: OBJECT's .cmd file as kbuild writes it, its
+# first line naming MODFILE(s) in -DKBUILD_MODFILE (7.2).
+cmd_file() {
+	local obj=$1
+	shift
+	mkdir -p "$(dirname "$obj")"
+	printf "savedcmd_%s := gcc -Wp,-MMD -nostdinc -DKBUILD_MODFILE='\"%s\"' -DKBUILD_BASENAME='\"%s\"' -c -o %s %s\n" \
+		"$obj" "$*" "$(basename "$obj" .o)" "$obj" "${obj%.o}.c" \
+		>"$(dirname "$obj")/.$(basename "$obj").cmd"
+}
+
+# The good input's built-in modules: none.  On 7.2 every object names
+# itself in its .cmd (kbuild compiles every object with a KBUILD_MODFILE),
+# and .modinfo has only another module.
+good_modules() {
+	rm -rf drivers modinfo builtin.objs
+	: >builtin.objs
+	: >modinfo
+	[ "$base" = 6.1 ] && return 0
+	cmd_file drivers/a/one.o drivers/a/one
+	cmd_file drivers/b/two.o drivers/b/two
+	printf 'other.file=drivers/c/other\0other.license=GPL\0' >modinfo
+}
+
+for base in $(all_bases); do
+	tree=$(base_build "$base")/linux
+	prefix="kallsyms-input: "
+	[ "$base" = 6.1 ] || prefix+="$base: "
+	read -r -a more_cases <<<"${base_cases[$base]}"
+	cases=("${common_cases[@]}" "${more_cases[@]}")
+	if [ ! -f "$tree/scripts/kallsyms.c" ]; then
+		for c in "${cases[@]}"; do
+			ktap_result fail "$prefix$c" "no $tree/scripts/kallsyms.c (make tree KERNEL_BASE=$base)"
+		done
+		continue
+	fi
+	"$HOST_CC" -std=gnu11 -O1 -g "${CFLAGS_SANITIZE[@]}" -I "$tree/scripts/include" \
+		-o kallsyms "$tree/scripts/kallsyms.c"
+	# The kernel's decoder of the sizes, on the host.
+	"$HOST_CC" -std=gnu11 -O1 -g -Wall -Wextra -Werror "${CFLAGS_SANITIZE[@]}" -I "$tree/kernel" \
+		-o sizes-decode "$TOP/tests/kallsyms-input/sizes-decode.c"
+	if [ "$base" = 6.1 ]; then
+		modules_option=--builtin-objs=builtin.objs
+	else
+		modules_option=--builtin-modinfo=modinfo
+	fi
+	run_cases
 done
