@@ -148,7 +148,14 @@ size_tables() {
 			sub(/^\t\.byte\t/, ""); k = split($0, b, ", ")
 			for (i = 1; i <= k; i++) print "byte", strtonum(b[i])
 		}
-		END { for (i = 0; i < n; i++) print "distance", i + 1 < n ? a[i + 1] - a[i] : 0 }
+		# to the next symbol at a higher address (0 for the last ones)
+		END {
+			for (i = 0; i < n; i++) {
+				for (j = i + 1; j < n && a[j] == a[i]; j++)
+					;
+				print "distance", j < n ? a[j] - a[i] : 0
+			}
+		}
 	' out.S
 }
 
@@ -189,6 +196,28 @@ many_sized_symbols() { # N
 				printf "%s %016x T f%d\n", a, z, i >"sizes"
 			else
 				printf "%s T f%d\n", a, i >"sizes"
+			print z >"sizes.want"
+		}
+	}'
+}
+
+# Pairs of symbols at one address (an alias and its function, as
+# SYM_FUNC_ALIAS makes them), each of the pair sized; sizes.want in
+# kallsyms order (nm sorts the pair by name).
+aliased_symbols() { # N pairs
+	gawk -v n="$1" 'BEGIN {
+		print "ffffffff81000000 T _text" >"syms"
+		print "ffffffff81000000 T _text" >"sizes"
+		print 0 >"sizes.want"
+		print "Linker script and memory map\n" >"link.map"
+		printf ".text           0xffffffff81000000 %#x\n", (n + 1) * 64 >"link.map"
+		printf " .text          0xffffffff81000000 %#x drivers/a/one.o\n", (n + 1) * 64 >"link.map"
+		for (i = 0; i < n; i++) {
+			a = sprintf("ffffffff81%06x", (i + 1) * 64)
+			z = i + 1 < n ? (i % 2 ? 64 : 40) : 0
+			printf "%s T a%05d\n%s T f%05d\n", a, i, a, i >"syms"
+			printf "%s %016x T a%05d\n%s %016x T f%05d\n", a, z, i, a, z, i >"sizes"
+			print z >"sizes.want"
 			print z >"sizes.want"
 		}
 	}'
@@ -318,6 +347,11 @@ for c in "${cases[@]}"; do
 		# f302's padding code (k = 4) against 5 bytes does not decode.
 		many_sized_symbols 600
 		check=(sizes_decode_as 303 '$1 == "distance" && ++d == 304 { $2 = 5 }') ;;
+	sizes-same-address)
+		# An alias's size is measured to the next address, not to the
+		# function at its own (d 0 would make every size a long code).
+		aliased_symbols 300
+		check=(sizes_decode_as trusted) ;;
 	sizes-sum-differs)
 		# One that still decodes, only to another size (f300 is "the
 		# distance"): caught by the sum.
@@ -396,7 +430,7 @@ common_cases=(good bad-map-line map-without-address not-a-map
 	bad-sizes-line prelinked-object prelinked-other-size
 	prelinked-section-missing dotdot-path linker-stubs sizes-decode
 	sizes-marker-moved sizes-distance-differs sizes-stream-short
-	sizes-sum-differs)
+	sizes-sum-differs sizes-same-address)
 declare -A base_cases=(
 	[6.1]="bad-objs-line unknown-object gc-discarded-object object-twice many-modules empty-builtin-objs"
 	[7.2]="module-from-cmd modfile-not-builtin object-in-two-modules module-name-with-dash many-modules modinfo-missing"
