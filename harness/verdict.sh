@@ -39,14 +39,16 @@ else
 fi
 
 # The guest's init writes its run's exit status as its very last act: a
-# file at all means it finished; 0 in it, that what it ran succeeded.
+# file at all means it finished; 0 in it, that what it ran succeeded.  A
+# guest the host had to kill failed, whatever it wrote before it hung
+# (its tests may all have passed, and its shutdown never came).
 exit_status=$(cat "$results/exit-status" 2>/dev/null || true)
-if [ "$exit_status" = 0 ]; then
+if [ -e "$run/host-timeout" ]; then
+	check fail "guest finished its run" "TIMEOUT: the host killed QEMU${exit_status:+ after the guest wrote exit status $exit_status}; see $console"
+elif [ "$exit_status" = 0 ]; then
 	check ok "guest finished its run"
 elif [ -n "$exit_status" ]; then
 	check fail "guest finished its run" "its run exited with status $exit_status (results/exit-status); see $console"
-elif [ -e "$run/host-timeout" ]; then
-	check fail "guest finished its run" "TIMEOUT: the host killed QEMU; see $console"
 else
 	check fail "guest finished its run" "CRASH: no exit-status from the guest; see $console"
 fi
