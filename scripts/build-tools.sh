@@ -55,7 +55,7 @@ nm "$BIN_DIR/addrres" | awk '$3 == "main" { print $1 }' >"$BIN_DIR/addrres.main"
 # libelf headers (elfutils's, the same on every arch); without libdw or zlib
 # there (NO_DWARF, NO_ZLIB, NO_LZMA), which recording does not need.
 perf_out=$ARCH_BUILD/perf
-perf_args=(O="$perf_out" "${PERF_MAKE_FLAGS[@]}")
+perf_args=(O="$perf_out" CC="$(kernel_cc)" "${PERF_MAKE_FLAGS[@]}")
 if [ -n "$ARCH_CROSS_COMPILE" ]; then
 	[ "$ARCH_ROOT" = debian ] || die "no libelf to cross-build perf for $ARCH against"
 	root=$("$TOP/scripts/build-rootfs.sh")

@@ -25,7 +25,8 @@ else
 fi
 "$TOP/scripts/deps.sh" "${arches[@]}"
 rm -rf "$RESULTS_DIR"
-mkdir -p "$RESULTS_DIR/host"
+TIMES_DIR=$RESULTS_DIR/times
+mkdir -p "$RESULTS_DIR/host" "$TIMES_DIR"
 build_ktap_summary || die "cannot build harness/ktap-summary.c"
 
 # A stage's failure as one KTAP test, so the summary counts it.
@@ -55,6 +56,7 @@ build_unit() { # base arch
 		fi
 	done
 	info "$label: built in $((SECONDS - start)) s"
+	echo "$((SECONDS - start))" >"$TIMES_DIR/$label.build"
 }
 
 # Boot a unit's build and run its tests; the KTAP goes to
@@ -69,6 +71,28 @@ test_unit() { # base arch
 		stage_failed "$out/3-vm-run.ktap" "vm: test run" "harness/test-vm.sh failed: see the messages above"
 	fi
 	info "$label: guest tested in $((SECONDS - start)) s"
+	echo "$((SECONDS - start))" >"$TIMES_DIR/$label.guest"
+}
+
+# Each unit's build and guest time beside the figures config/check-times.conf
+# keeps from docs/figures.md: a figure to read, never a verdict.
+print_unit_times() {
+	local unit label ref_build_cold ref_build_warm ref_guest
+	echo
+	echo "Time per unit, this run beside docs/figures.md's (config/check-times.conf), seconds:"
+	printf '  %-12s %7s %7s   %-22s %s\n' unit build guest "figures: build cold/warm" guest
+	for unit in "${units[@]}"; do
+		# shellcheck disable=SC2086 # "BASE ARCH"
+		label=$(unit_label $unit)
+		read -r ref_build_cold ref_build_warm ref_guest < <(
+			awk -v l="$label" '$1 == l { print $2, $3, $4; found = 1 } END { if (!found) print "- - -" }' \
+				<(sed 's/#.*//' "$TOP/config/check-times.conf"))
+		printf '  %-12s %7s %7s   %-22s %s\n' "$label" \
+			"$(cat "$TIMES_DIR/$label.build" 2>/dev/null || echo -)" \
+			"$(cat "$TIMES_DIR/$label.guest" 2>/dev/null || echo -)" \
+			"$ref_build_cold/$ref_build_warm" "$ref_guest"
+	done
+	echo "  whole run: $SECONDS s (setup before the first build: $setup_seconds s)"
 }
 
 # Every arch is built first (each build uses every CPU); then its two
@@ -92,6 +116,7 @@ for base in "${bases[@]}"; do
 		units+=("$base $arch")
 	done
 done
+setup_seconds=$SECONDS
 for unit in "${units[@]}"; do
 	info "$unit: build the kernel, kselftests and guest programs"
 	# shellcheck disable=SC2086 # "BASE ARCH"
@@ -192,6 +217,7 @@ for unit in "${units[@]}"; do
 		cat "$vm/splat.txt"
 	done
 done
+print_unit_times
 echo
 echo "Results (KTAP in $RESULTS_DIR/, guest consoles in build/[7.2/]<arch>/vm{,-suites}/console.log):"
 exec "$KTAP_SUMMARY" "${summary_args[@]}"

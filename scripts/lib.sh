@@ -262,16 +262,22 @@ install_kernel_modules() { # log
 
 # The kernel's compiler for ARCH (as ARCH_CROSS_COMPILE is when called),
 # through ccache where there is one.  Paths below the build dir hash as
-# relative ones: another checkout of the project (CI's fresh clone) hits
-# the same cache entries.
-export CCACHE_BASEDIR=$BUILD_DIR
-kernel_cc() {
+# relative ones, and the working directory (the object dir) is left out
+# of the hash: ccache hashes it for every -g compile otherwise, so that
+# another checkout of the project (CI's fresh clone) missed every kernel
+# object (docs/figures.md, "ccache across checkouts").  The cost: an object
+# served from the cache names the first checkout's object dir as its
+# DWARF compilation directory.  The cache holds the four debug kernels.
+export CCACHE_BASEDIR=$BUILD_DIR CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+cached_cc() { # cross-prefix ("" for the host)
 	if command -v ccache >/dev/null 2>&1; then
-		echo "ccache ${ARCH_CROSS_COMPILE}gcc"
+		echo "ccache ${1}gcc"
 	else
-		echo "${ARCH_CROSS_COMPILE}gcc"
+		echo "${1}gcc"
 	fi
 }
+kernel_cc() { cached_cc "$ARCH_CROSS_COMPILE"; }
 
 # The compiler for programs the guest of ARCH runs, and the flags every
 # program of the project is built with.
@@ -285,7 +291,8 @@ CFLAGS_SANITIZE=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all)
 LIBADDRRES_ELF_LIBS=(-ldw -lelf -liberty -llzma -ldeflate)
 
 # perf from a kernel source, without the optional libraries the tests do
-# not use, so that it builds with the packages of scripts/deps.sh alone:
+# not use, so that it builds with the packages of scripts/deps.sh alone
+# (compiled through ccache, cached_cc, as the kernel is):
 # the tree's for the guests (scripts/build-tools.sh) and the host
 # (tests/perf), 6.1.192's for the host.
 PERF_MAKE_FLAGS=(

@@ -4,9 +4,11 @@
 # its unit index and its answers are checked where elfutils changed
 # (0.189 reads a section's raw data, 0.191 finds units without
 # .debug_aranges).  config/elfutils.conf pins the version:
-#  1. Debian's source package of it, fetched into build/elfutils/ once
-#     (sha256 checked), unpacked with its Debian patches, and libelf and
-#     libdw built and installed there (kept: later runs reuse them);
+#  1. Debian's source package of it, fetched into the cache directory
+#     (lib.sh's CACHE_DIR, beside the kernel bases: another checkout, such
+#     as CI's fresh clone, reuses it) once (sha256 checked), unpacked with
+#     its Debian patches, and libelf and libdw built and installed there
+#     (kept: later runs reuse them);
 #  2. the library, built with ASan and UBSan against that libdw and
 #     libelf, and test_elf.c (every case) run against both.
 # Prints KTAP.
@@ -20,7 +22,7 @@ set -euo pipefail
 LIB=$TOP/libaddrres
 HERE=$TOP/tests/libaddrres
 upstream=${ELFUTILS_VERSION%-*}
-dir=$BUILD_DIR/elfutils/$ELFUTILS_VERSION
+dir=$CACHE_DIR/elfutils/$ELFUTILS_VERSION
 inst=$dir/inst
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -52,7 +52,7 @@ build_perf() {
 	mkdir -p "$2"
 	# For the host: not the ARCH `make check ARCH=arm64` exports, nor the
 	# one make passes down in MAKEFLAGS.
-	if ! log=$(env -u ARCH -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS nice make -s -C "$1/tools/perf" O="$2" "${PERF_MAKE_FLAGS[@]}" \
+	if ! log=$(env -u ARCH -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS nice make -s -C "$1/tools/perf" O="$2" CC="$(cached_cc "")" "${PERF_MAKE_FLAGS[@]}" \
 		-j"$(nproc_jobs)" 2>&1); then
 		printf '%s\n' "$log" | grep -E 'error|Error' | tail -n 20 | ktap_diag
 		return 1
