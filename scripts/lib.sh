@@ -265,9 +265,9 @@ install_kernel_modules() { # log
 # relative ones, and the working directory (the object dir) is left out
 # of the hash: ccache hashes it for every -g compile otherwise, so that
 # another checkout of the project (CI's fresh clone) missed every kernel
-# object (docs/figures.md, "ccache across checkouts").  The cost: an object
-# served from the cache names the first checkout's object dir as its
-# DWARF compilation directory.  The cache holds the four debug kernels.
+# object (docs/figures.md, "Where make check's time goes").  The cost: an
+# object served from the cache names the first checkout's object dir as
+# its DWARF compilation directory.  The cache holds the four debug kernels.
 export CCACHE_BASEDIR=$BUILD_DIR CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
 cached_cc() { # cross-prefix ("" for the host)
