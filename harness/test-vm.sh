@@ -57,6 +57,9 @@ fi
 [ "$run_kselftests" = no ] || wait "$kselftests_vm" || true
 [ "$run_suites" = no ] || wait "$suites_vm" || true
 for vm in "${vms[@]}"; do
+	# Where the guest's time went: a figure beside the results.
+	times=$("$TOP/harness/guest-times.sh" "$vm" 8 || true)
+	[ -z "$times" ] || info "$ARCH ${KERNEL_BASE} $times"
 	ktap=$out/3-$(basename "$vm").ktap
 	if [ -s "$vm/verdict.ktap" ]; then
 		cp "$vm/verdict.ktap" "$ktap"
