@@ -91,9 +91,10 @@ host-test:
 	@SUITES='$(SUITES)' $(S)/host-test.sh
 
 #: boot the built kernel: kselftests and guest suites, two guests
-#: (T=dir:test,...: only those kselftests; SUITES=a,b: those guest suites)
+#: (T=dir:test,...: only those kselftests; SUITES=a,b: those guest suites;
+#: BUSY_GUESTS=N: N guests spinning beside them)
 vm-test: selftests
-	@T='$(T)' SUITES='$(SUITES)' $(S)/vm-test.sh
+	@T='$(T)' SUITES='$(SUITES)' BUSY_GUESTS='$(BUSY_GUESTS)' $(S)/vm-test.sh
 
 #: boot the built kernel into a shell
 shell: kernel
