@@ -38,7 +38,7 @@ for ((round = 1; round <= rounds; round++)); do
 		result=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
 		times=$(grep -E '^==> [^ ]+ [^ ]+ vm: ' "$log" | sed 's/^==> //' || true)
 		echo "round $round, $base $arch: ${result:-no results} (exit $rc); ${times:-no times}"
-		[ "$rc" = 0 ] || { red=1; grep -E '^not ok|TIMEOUT|timeout' "$log" | head -n 5 || true; }
+		[ "$rc" = 0 ] || { red=1; grep -E '^not ok|TIMEOUT|timeout' "$log" | sed -n '1,5p' || true; }
 	done
 	echo "round $round: $((SECONDS - start)) s"
 done
