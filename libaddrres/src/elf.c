@@ -159,7 +159,7 @@ static bool debug_by_build_id_over_cap(struct elf_file *f)
 		end = strchrnul(dir, ':');
 		if (!build_id_path(dir, end, hex, ".debug", path, sizeof(path)))
 			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = libaddrres_open_regular(AT_FDCWD, path, 0, NULL);
 		if (fd < 0)
 			continue;
 		over = libaddrres_elf_fd_over_cap(f, fd, path, false);
@@ -170,17 +170,17 @@ static bool debug_by_build_id_over_cap(struct elf_file *f)
 }
 
 /*
- * libdwfl's standard search of the debug file (callbacks.debuginfo_path
- * from &addrres_elf_opts.debug_dirs), but for its last resort: where it
- * found nothing for a file with a build ID, it asks the debuginfod
- * servers of $DEBUGINFOD_URLS, which a library must not do behind its
- * caller's back (a download, or a wait on the network, per file).  With
- * servers set, only the search by build ID runs, which never asks them;
- * without any, the standard search's query returns at once (ENOSYS).
+ * libdwfl's find_debuginfo callback: the debug file in the places of
+ * libdwfl's standard search (&addrres_elf_opts.debug_dirs), looked for by
+ * libaddrres_elf_debug_search(), which opens nothing that could block or
+ * never end.  libdwfl's own search runs only to ask the debuginfod
+ * servers of $DEBUGINFOD_URLS, and only if &addrres_elf_opts.debuginfod
+ * allows it: a library must not do that behind its caller's back (a
+ * download, or a wait on the network, per file).
  *
  * libdwfl calls it again, once a debug file is found, for that file's
  * .gnu_debugaltlink (dwz's file of what several debug files share): that
- * search is libdwfl's alone, never the cache's.
+ * search is never the cache's.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -221,19 +221,24 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	 */
 	if (f && !alt && f->in_getdwarf && debug_by_build_id_over_cap(f))
 		return -1;
-	/* Its errno says whether it ran out of descriptors: not one from before. */
-	errno = 0;
-	if (urls && *urls && !(f && f->owner->debuginfod)) {
-		/* libdwfl looks for it for the symbols, then again for DWARF. */
-		if (f && !f->told_debuginfod)
-			libaddrres_print(ADDRRES_INFO,
-					 "%s: DEBUGINFOD_URLS is set but debuginfod is off (addrres_elf_opts.debuginfod): its debug file is looked for by build ID in the debug directories only",
-					 file_name ? file_name : modname);
-		if (f)
-			f->told_debuginfod = true;
-		fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
-						  debuglink_file, debuglink_crc, debuginfo_file_name);
-	} else {
+	/*
+	 * Our own search of libdwfl's places, every file opened as a
+	 * regular file that cannot block (elf_debug_search.c); libdwfl's
+	 * own, which would open a FIFO or read /dev/zero for ever, runs
+	 * only for debuginfod, when the caller asked for it.  Its errno
+	 * says whether it ran out of descriptors.
+	 */
+	fd = f ? libaddrres_elf_debug_search(f, file_name, debuglink_file, debuglink_crc, alt,
+					     debuginfo_file_name) : -1;
+	if (fd < 0 && urls && *urls && f && !f->owner->debuginfod && !f->told_debuginfod) {
+		libaddrres_print(ADDRRES_INFO,
+				 "%s: DEBUGINFOD_URLS is set but debuginfod is off (addrres_elf_opts.debuginfod): its debug file is looked for in the debug directories only",
+				 file_name ? file_name : modname);
+		f->told_debuginfod = true;
+	}
+	if (fd < 0 && errno != EMFILE && errno != ENFILE && urls && *urls && f &&
+	    f->owner->debuginfod) {
+		errno = 0;
 		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 						  debuglink_file, debuglink_crc, debuginfo_file_name);
 	}
@@ -414,7 +419,7 @@ static int open_by_build_id(struct addrres_elf *e, const unsigned char *id, size
 	}
 	return libaddrres_err(&e->eb, err, "build ID %s: %s in %s", hex,
 			      err == -ENOENT ? "no file of it" :
-					       libaddrres_strerror(err, ebuf, sizeof(ebuf)),
+					       libaddrres_open_strerror(err, ebuf, sizeof(ebuf)),
 			      e->debug_dirs);
 }
 
@@ -442,6 +447,8 @@ int libaddrres_elf_file_at(struct addrres_elf *e, const char *path, const unsign
 	} else {
 		fd = libaddrres_elf_open_retry(e, path);
 	}
+	if (fd == -ENOEXEC)
+		return libaddrres_err(&e->eb, fd, "%s: not a regular file", path);
 	if (fd < 0) {
 		err = fd;
 		return libaddrres_err(&e->eb, err, "%s: %s", path,

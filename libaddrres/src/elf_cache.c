@@ -300,11 +300,11 @@ bool libaddrres_elf_fds_reclaim(struct addrres_elf *e, int err)
 /* open(@path) for the cache, once more if out of descriptors: an fd or a negative errno. */
 int libaddrres_elf_open_retry(struct addrres_elf *e, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = libaddrres_open_regular(AT_FDCWD, path, 0, NULL);
 
-	if (fd < 0 && libaddrres_elf_fds_reclaim(e, -errno))
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	if (libaddrres_elf_fds_reclaim(e, fd))
+		fd = libaddrres_open_regular(AT_FDCWD, path, 0, NULL);
+	return fd;
 }
 
 static bool same_id(const struct elf_facts *f, const unsigned char *id, size_t size)

@@ -57,10 +57,13 @@ static void cache_name(const unsigned char *id, size_t n, struct cache_name *cn)
 /*
  * DIR/@sub of the cache, opened (O_PATH would not do: openat() needs a
  * directory it may search); made first if @make.  An fd, or a negative
- * errno: -ELOOP for a symlink there.
+ * errno: -ELOOP for a symlink there, -EPERM for a directory of another
+ * user than this one or root (in a cache others may write to, whoever
+ * made it could swap its entries).
  */
 static int sub_open(const char *dir, const char *sub, bool make)
 {
+	struct stat st;
 	int dfd, sfd, err;
 
 	if (make && mkdir(dir, 0755) && errno != EEXIST)
@@ -77,6 +80,10 @@ static int sub_open(const char *dir, const char *sub, bool make)
 	sfd = openat(dfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	err = sfd < 0 ? -errno : sfd;
 	close(dfd);
+	if (sfd >= 0 && (fstat(sfd, &st) || !libaddrres_owner_trusted(&st, (uid_t)-1))) {
+		close(sfd);
+		return -EPERM;
+	}
 	/* O_DIRECTORY|O_NOFOLLOW on a symlink: ENOTDIR on some kernels. */
 	return err == -ENOTDIR ? -ELOOP : err;
 }
@@ -130,11 +137,11 @@ int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name)
 	sfd = sub_open(dir, cn.sub, false);
 	if (sfd < 0)
 		return -1;
-	fd = openat(sfd, cn.leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = libaddrres_open_regular(sfd, cn.leaf, O_NOFOLLOW, &st);
 	close(sfd);
 	if (fd < 0)
 		return -1;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && libaddrres_owner_trusted(&st, (uid_t)-1) &&
+	if (libaddrres_owner_trusted(&st, (uid_t)-1) &&
 	    libaddrres_fd_build_id(fd, id) == f->facts.build_id_size &&
 	    !memcmp(id, f->facts.build_id, f->facts.build_id_size)) {
 		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -270,6 +270,16 @@ void libaddrres_elf_resolve_file(struct addrres_elf *e, struct elf_file *f,
 /* ---- decompressed debug files: elf_debug_cache.c ---- */
 
 int libaddrres_elf_debug_cache_find(struct elf_file *f, char **name);
+
+/*
+ * The debug file of @f (@alt: the dwz file of its DWARF), looked for as
+ * libdwfl's standard search does, but every candidate opened as a regular
+ * file, never blocking (elf_debug_search.c): an fd and its name in @found
+ * (the caller's to free), or -1 with errno 0, or EMFILE or ENFILE if a
+ * candidate could not be opened for want of descriptors.
+ */
+int libaddrres_elf_debug_search(struct elf_file *f, const char *file_name,
+				const char *debuglink_file, GElf_Word crc, bool alt, char **found);
 int libaddrres_elf_debug_cache_add(struct elf_file *f, Elf *debug, const char *name);
 
 /* ---- debug files decompressed with libdeflate: elf_inflate.c ---- */

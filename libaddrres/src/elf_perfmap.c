@@ -110,30 +110,26 @@ static int ns_pid(int pid)
  */
 static FILE *map_open_trusted(const char *path, uid_t owner, char *why, size_t why_sz)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), err;
 	struct stat st;
+	int fd = libaddrres_open_regular(AT_FDCWD, path, O_NOFOLLOW, &st), err;
 	FILE *f;
 
+	/* A FIFO or a device there would block the caller: never read. */
+	if (fd == -ENOEXEC) {
+		snprintf(why, why_sz, "not a regular file (a FIFO or a device?): not read");
+		errno = EPERM;
+		return NULL;
+	}
 	if (fd < 0) {
-		err = errno;
+		err = -fd;
 		snprintf(why, why_sz, "%s", err == ELOOP ? "a symlink, not followed" : strerror(err));
 		errno = err;
 		return NULL;
 	}
-	if (fstat(fd, &st)) {
-		err = errno;
-		snprintf(why, why_sz, "fstat: %s", strerror(err));
-		close(fd);
-		errno = err;
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || !libaddrres_owner_trusted(&st, owner)) {
-		if (S_ISREG(st.st_mode))
-			snprintf(why, why_sz,
-				 "owned by uid %u, neither this user, root nor the process's user: not read",
-				 (unsigned int)st.st_uid);
-		else
-			snprintf(why, why_sz, "not a regular file");
+	if (!libaddrres_owner_trusted(&st, owner)) {
+		snprintf(why, why_sz,
+			 "owned by uid %u, neither this user, root nor the process's user: not read",
+			 (unsigned int)st.st_uid);
 		close(fd);
 		errno = EPERM;
 		return NULL;

@@ -650,7 +650,7 @@ static int dwarf_state(struct elf_file *f)
 	dwfl_module_info(f->mod, NULL, NULL, NULL, NULL, NULL, &file, &debugfile);
 	dwarf_sections(f->elf, &has, &zstd);
 	/* The debug file libdwfl found, as it is on disk. */
-	fd = debugfile ? open(debugfile, O_RDONLY | O_CLOEXEC) : -1;
+	fd = debugfile ? libaddrres_open_regular(AT_FDCWD, debugfile, 0, NULL) : -1;
 	if (fd >= 0) {
 		Elf *d = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 

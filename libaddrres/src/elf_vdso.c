@@ -71,9 +71,9 @@ static int vdso_read(struct addrres_elf *e, int pid, const struct addrres_vma *v
 		return libaddrres_err(&e->eb, -EINVAL, "[vdso]: %s: address 0x%llx out of range",
 				      path, (unsigned long long)vma->start);
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = libaddrres_open_regular(AT_FDCWD, path, 0, NULL);
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		free(image);
 		return libaddrres_err(&e->eb, err, "[vdso]: %s: %s", path,
 				      libaddrres_strerror(err, ebuf, sizeof(ebuf)));

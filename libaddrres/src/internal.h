@@ -176,6 +176,21 @@ int libaddrres_open_mapped_file(int pid, const struct addrres_vma *v, const char
 struct stat;
 bool libaddrres_owner_trusted(const struct stat *st, uid_t also);
 
+/*
+ * Open @path (relative to @dirfd, or AT_FDCWD) to read a file that a local
+ * user may have put there: O_NONBLOCK and O_NOCTTY, so that a FIFO or a
+ * device neither blocks the caller nor becomes its terminal, and refused
+ * unless the descriptor opened is a regular file (checked on it, not on
+ * the path, which may name another file by then).  @flags adds to the
+ * open flags (O_NOFOLLOW); @st, if not NULL, gets the file's status.  An
+ * fd, or a negative errno: -ENOEXEC for a file that is not regular
+ * (libaddrres_open_strerror() says so).
+ */
+int libaddrres_open_regular(int dirfd, const char *path, int flags, struct stat *st);
+
+/* libaddrres_strerror(), but "not a regular file" for -ENOEXEC. */
+const char *libaddrres_open_strerror(int err, char *buf, size_t sz);
+
 /* The @n bytes at @id as lower-case hex into @hex (2 * @n + 1 bytes). */
 void libaddrres_hex(const unsigned char *id, size_t n, char *hex);
 

@@ -841,11 +841,11 @@ int addrres_procmaps__open(const struct addrres_procmaps_opts *opts, struct addr
 	if (maps_fd > 0) {
 		pm->fd = maps_fd;
 	} else {
-		pm->fd = open(pm->path, O_RDONLY | O_CLOEXEC);
+		pm->fd = libaddrres_open_regular(AT_FDCWD, pm->path, 0, NULL);
 		if (pm->fd < 0) {
-			err = -errno;
+			err = pm->fd;
 			libaddrres_err(&eb, err, "%s: %s", pm->path,
-				       libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+				       libaddrres_open_strerror(err, ebuf, sizeof(ebuf)));
 			free(pm->path);
 			free(pm);
 			return err;

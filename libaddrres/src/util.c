@@ -348,17 +348,11 @@ static int open_as_mapped(const char *path, const struct addrres_vma *v, char *w
 	size_t used = why ? strlen(why) : 0;
 	char ebuf[128];
 	struct stat st;
-	int fd, err;
+	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		fd = err;
-	} else if (fd < 0) {
-		fd = -errno;
-	} else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_ino != v->inode ||
-		   major(st.st_dev) != v->dev_major || minor(st.st_dev) != v->dev_minor) {
+	fd = libaddrres_open_regular(AT_FDCWD, path, 0, &st);
+	if (fd >= 0 && ((uint64_t)st.st_ino != v->inode || major(st.st_dev) != v->dev_major ||
+			minor(st.st_dev) != v->dev_minor)) {
 		close(fd);
 		if (why && used < why_sz)
 			snprintf(why + used, why_sz - used,
@@ -368,7 +362,7 @@ static int open_as_mapped(const char *path, const struct addrres_vma *v, char *w
 	}
 	if (fd < 0 && why && used < why_sz)
 		snprintf(why + used, why_sz - used, "%s%s: %s", used ? "; " : "", path,
-			 libaddrres_strerror(fd, ebuf, sizeof(ebuf)));
+			 libaddrres_open_strerror(fd, ebuf, sizeof(ebuf)));
 	return fd;
 }
 
@@ -443,6 +437,37 @@ void libaddrres_hex(const unsigned char *id, size_t n, char *hex)
 		hex[2 * i + 1] = digits[id[i] & 0xf];
 	}
 	hex[2 * n] = '\0';
+}
+
+int libaddrres_open_regular(int dirfd, const char *path, int flags, struct stat *st)
+{
+	struct stat own;
+	int fd, err;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | flags);
+	if (fd < 0)
+		return -errno;
+	if (!st)
+		st = &own;
+	if (fstat(fd, st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	return fd;
+}
+
+const char *libaddrres_open_strerror(int err, char *buf, size_t sz)
+{
+	if (err == -ENOEXEC || err == ENOEXEC) {
+		snprintf(buf, sz, "not a regular file");
+		return buf;
+	}
+	return libaddrres_strerror(err, buf, sz);
 }
 
 bool libaddrres_owner_trusted(const struct stat *st, uid_t also)

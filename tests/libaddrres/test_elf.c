@@ -956,6 +956,284 @@ out:
 	addrres_elf__free(e);
 }
 
+/* ---- files a local user controls: nothing may hang or spin on them ---- */
+
+static int elf_stats(struct addrres_elf *e, struct addrres_elf_stats *st);
+static void cache_paths(const char *cache, char *sub, size_t sub_sz, char *copy, size_t copy_sz);
+
+/* How long a case that must not hang gets: far more than it needs under ASan. */
+#define HOSTILE_SECONDS 60
+
+/*
+ * Run @fn in a child that SIGALRM ends after HOSTILE_SECONDS: a call that
+ * blocks on a FIFO or reads /dev/zero for ever fails the case (and the
+ * run goes on) instead of hanging the test program.
+ */
+static void in_bounded_child(struct test *t, void (*fn)(struct test *, const void *),
+			     const void *arg)
+{
+	int fds[2], status;
+	struct test got;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		FAIL(t, "pipe2: %s", err_name(-errno));
+	pid = fork();
+	if (pid < 0)
+		FAIL(t, "fork: %s", err_name(-errno));
+	if (!pid) {
+		close(fds[0]);
+		alarm(HOSTILE_SECONDS);
+		fn(t, arg);
+		n = write(fds[1], t, sizeof(*t));
+		_exit(n == (ssize_t)sizeof(*t) ? 0 : 1);
+	}
+	close(fds[1]);
+	n = read(fds[0], &got, sizeof(got));
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		FAIL(t, "waitpid: %s", err_name(-errno));
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		FAIL(t, "no answer within %d s: the call hung or spins", HOSTILE_SECONDS);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || n != (ssize_t)sizeof(got))
+		FAIL(t, "the child ended with status 0x%x", status);
+	t->failed = got.failed;
+	t->skipped = got.skipped;
+	memcpy(t->why, got.why, sizeof(t->why));
+out:
+	return;
+}
+
+/* What a hostile debug file stands in for, where the search looks first. */
+enum hostile_kind { HOSTILE_FIFO, HOSTILE_DEV_ZERO };
+
+static int make_hostile(const char *path, enum hostile_kind kind)
+{
+	unlink(path);
+	if (kind == HOSTILE_FIFO)
+		return mkfifo(path, 0644) ? -errno : 0;
+	return symlink("/dev/zero", path) ? -errno : 0;
+}
+
+/*
+ * lib-nobid-stripped.so's .gnu_debuglink names lib-nobid.debug: beside the
+ * file a FIFO (or a symlink to /dev/zero, whose CRC would never end), the
+ * real one in .debug/.  The search must pass the first, not block on it
+ * or read it, and find the second.
+ */
+static void debuglink_hostile_body(struct test *t, const void *arg)
+{
+	enum hostile_kind kind = *(const enum hostile_kind *)arg;
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym;
+	char dir[PATH_MAX], lib[PATH_MAX + 32], dbg[PATH_MAX + 64], src[PATH_MAX + 64];
+	uint64_t off;
+
+	NEED_FIXTURES(t);
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	snprintf(src, sizeof(src), "%s%s/lib-nobid.debug", out_file("debuglink"), elf_dir);
+	snprintf(dir, sizeof(dir), "%s", out_file(kind == HOSTILE_FIFO ? "link-fifo" : "link-zero"));
+	mkdir(dir, 0755);
+	snprintf(lib, sizeof(lib), "%s/lib-nobid-stripped.so", dir);
+	CHECK_INT(t, copy_file(out_file("lib-nobid-stripped.so"), lib), 0);
+	snprintf(dbg, sizeof(dbg), "%s/.debug", dir);
+	mkdir(dbg, 0755);
+	snprintf(dbg, sizeof(dbg), "%s/.debug/lib-nobid.debug", dir);
+	CHECK_INT(t, copy_file(src, dbg), 0);
+	snprintf(dbg, sizeof(dbg), "%s/lib-nobid.debug", dir);
+	CHECK_INT(t, make_hostile(dbg, kind), 0);
+	OFFSET(t, lib, stat_sym.value + 2, &off);
+	CHECK_ERR(t, addrres_elf__open(NULL, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+	CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 2, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+out:
+	addrres_elf__free(e);
+}
+
+static void test_debuglink_fifo_passed(struct test *t, const void *arg)
+{
+	static const enum hostile_kind kind = HOSTILE_FIFO;
+
+	(void)arg;
+	in_bounded_child(t, debuglink_hostile_body, &kind);
+}
+
+static void test_debuglink_dev_zero_passed(struct test *t, const void *arg)
+{
+	static const enum hostile_kind kind = HOSTILE_DEV_ZERO;
+
+	(void)arg;
+	in_bounded_child(t, debuglink_hostile_body, &kind);
+}
+
+/*
+ * By build ID: a FIFO at DIR/.build-id/ab/cdef....debug of the first
+ * debug directory, the real debug file in the second.
+ */
+static void build_id_fifo_body(struct test *t, const void *arg)
+{
+	unsigned char id[ADDRRES_BUILD_ID_MAX];
+	char hex[2 * ADDRRES_BUILD_ID_MAX + 1] = "", bad[PATH_MAX], path[PATH_MAX + 64];
+	char dirs[2 * PATH_MAX + 2];
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym;
+	size_t id_size = lib_build_id(id);
+	uint64_t off;
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = dirs);
+	(void)arg;
+	NEED_FIXTURES(t);
+	CHECK(t, id_size > 1);
+	for (size_t i = 0; i < id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	snprintf(bad, sizeof(bad), "%s", out_file("debug-fifo"));
+	snprintf(path, sizeof(path), "%s/.build-id", bad);
+	mkdir(bad, 0755);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", bad, hex);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", bad, hex, hex + 2);
+	CHECK_INT(t, make_hostile(path, HOSTILE_FIFO), 0);
+	snprintf(dirs, sizeof(dirs), "%s:%s", bad, out_file("debug-z"));
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	OFFSET(t, out_file("lib-stripped.so"), stat_sym.value, &off);
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib-stripped.so"), &off, 1, s, NULL), 0);
+	CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 0, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+out:
+	addrres_elf__free(e);
+}
+
+static void test_build_id_fifo_passed(struct test *t, const void *arg)
+{
+	in_bounded_child(t, build_id_fifo_body, arg);
+}
+
+/* The file asked for is a FIFO: refused at once, "not a regular file". */
+static void elf_fifo_body(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	char fifo[PATH_MAX];
+	uint64_t off = 0x1000;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(fifo, sizeof(fifo), "%s", out_file("a-fifo.so"));
+	CHECK_INT(t, make_hostile(fifo, HOSTILE_FIFO), 0);
+	CHECK_ERR(t, addrres_elf__open(NULL, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, fifo, &off, 1, s, NULL), -ENOEXEC);
+	CHECK(t, strstr(addrres_elf__errmsg(e), "not a regular file") != NULL);
+out:
+	addrres_elf__free(e);
+}
+
+static void test_elf_fifo_refused(struct test *t, const void *arg)
+{
+	in_bounded_child(t, elf_fifo_body, arg);
+}
+
+/* /tmp/perf-PID.map a FIFO: not read (-EPERM), said, no hang. */
+static void perf_map_fifo_body(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	const struct addrres_vma *v[1];
+	struct addrres_procmaps *pm = NULL;
+	struct addrres_elf *e = NULL;
+	char map[64] = "", msg[512];
+	void *code = MAP_FAILED;
+	int errs[1];
+	uint64_t addr;
+
+	(void)arg;
+	NEED_FIXTURES(t);
+	code = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		FAIL(t, "mmap: %s", err_name(-errno));
+	addr = (uintptr_t)code + 0x10;
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)getpid());
+	CHECK_INT(t, make_hostile(map, HOSTILE_FIFO), 0);
+	CHECK_ERR(t, addrres_procmaps__open(NULL, &pm), 0);
+	CHECK_ERR(t, addrres_procmaps__resolve(pm, &addr, 1, v), 0);
+	OPEN(t, e, no_debug_dir(), false, msg);
+	CHECK_ERR(t, addrres_elf__resolve_vmas(e, 0, &addr, v, 1, s, errs), 0);
+	CHECK(t, !s[0]);
+	CHECK_INT(t, errs[0], -EPERM);
+	CHECK(t, strstr(addrres_elf__errmsg(e), "not a regular file") != NULL);
+out:
+	if (map[0])
+		unlink(map);
+	addrres_elf__free(e);
+	addrres_procmaps__free(pm);
+	if (code != MAP_FAILED)
+		munmap(code, 4096);
+}
+
+static void test_perf_map_fifo_refused(struct test *t, const void *arg)
+{
+	in_bounded_child(t, perf_map_fifo_body, arg);
+}
+
+/*
+ * A shared cache: a FIFO where lib.so's copy would be is passed over (the
+ * debug file read, its copy not made); a directory of the cache owned by
+ * another user is not trusted: a copy in it is not read.
+ */
+static void debug_cache_hostile_body(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym;
+	char cache[PATH_MAX], sub[PATH_MAX + 8], copy[PATH_MAX + 160], dirs[PATH_MAX];
+	struct addrres_elf_stats es;
+	uint64_t off;
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = dirs, .debug_cache_dir = cache);
+	(void)arg;
+	NEED_FIXTURES(t);
+	snprintf(dirs, sizeof(dirs), "%s", out_file("debug-z"));
+	snprintf(cache, sizeof(cache), "%s", out_file("hostile-cache"));
+	cache_paths(cache, sub, sizeof(sub), copy, sizeof(copy));
+	mkdir(cache, 0777);
+	mkdir(sub, 0777);
+	CHECK_INT(t, make_hostile(copy, HOSTILE_FIFO), 0);
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	OFFSET(t, out_file("lib-stripped.so"), stat_sym.value, &off);
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib-stripped.so"), &off, 1, s, NULL), 0);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+	addrres_elf__free(e);
+	e = NULL;
+	if (geteuid() != 0)
+		SKIP(t, "not root: a cache directory owned by another user cannot be made");
+	/* a good copy, in a directory then given to nobody */
+	CHECK(t, !unlink(copy) || errno == ENOENT);
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib-stripped.so"), &off, 1, s, NULL), 0);
+	addrres_elf__free(e);
+	e = NULL;
+	CHECK(t, !access(copy, R_OK));
+	CHECK(t, !chown(sub, 65534, 65534));
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, out_file("lib-stripped.so"), &off, 1, s, NULL), 0);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+	/* decompressed again, not read from nobody's directory */
+	CHECK_INT(t, elf_stats(e, &es), 0);
+	CHECK(t, es.inflated > 0);
+out:
+	addrres_elf__free(e);
+}
+
+static void test_debug_cache_hostile(struct test *t, const void *arg)
+{
+	in_bounded_child(t, debug_cache_hostile_body, arg);
+}
+
 /* ---- failures ---- */
 
 static void test_build_id_mismatch(struct test *t, const void *arg)
@@ -4423,6 +4701,12 @@ static struct test tests[] = {
 	CASE(test_debug_file_by_build_id),
 	CASE(test_debug_file_by_debuglink),
 	CASE(test_debuglink_default_dirs),
+	CASE(test_debuglink_fifo_passed),
+	CASE(test_debuglink_dev_zero_passed),
+	CASE(test_build_id_fifo_passed),
+	CASE(test_elf_fifo_refused),
+	CASE(test_perf_map_fifo_refused),
+	CASE(test_debug_cache_hostile),
 	CASE(test_no_debuginfod),
 	CASE(test_build_id_mismatch),
 	CASE(test_not_elf),
