@@ -52,17 +52,12 @@ static void tried_add(struct tried *t, const char *msg)
  */
 static ssize_t read_small(const char *path, void *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	struct stat st;
+	int fd = libaddrres_open_regular(AT_FDCWD, path, 0, NULL);
 	size_t got = 0;
 	ssize_t r = 0;
 
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
+		return fd;
 	while (got < cap && (r = read(fd, (char *)buf + got, cap - got)) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -149,7 +144,7 @@ static bool same_module(const char *name, const char *file, size_t len)
  */
 static bool module_in_list(const char *list, const char *name, char *rel, size_t sz)
 {
-	FILE *f = fopen(list, "re");
+	FILE *f = libaddrres_fopen_regular(list);
 	char *line = NULL;
 	size_t cap = 0;
 	bool found = false;

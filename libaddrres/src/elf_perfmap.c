@@ -79,7 +79,7 @@ static int ns_pid(int pid)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
+	f = libaddrres_fopen_regular(path);
 	if (!f)
 		return pid;
 	while (fgets(line, sizeof(line), f)) {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <addrres/addrres.h>
@@ -187,6 +188,12 @@ bool libaddrres_owner_trusted(const struct stat *st, uid_t also);
  * (libaddrres_open_strerror() says so).
  */
 int libaddrres_open_regular(int dirfd, const char *path, int flags, struct stat *st);
+
+/*
+ * libaddrres_open_regular() of @path as a FILE to read: NULL with errno
+ * set (ENOEXEC: not a regular file) if it cannot be.
+ */
+FILE *libaddrres_fopen_regular(const char *path);
 
 /* libaddrres_strerror(), but "not a regular file" for -ENOEXEC. */
 const char *libaddrres_open_strerror(int err, char *buf, size_t sz);

@@ -404,13 +404,13 @@ static int read_modules(const char *path, struct libaddrres_strmap *loaded,
 	int err = 0;
 	FILE *f;
 
-	f = fopen(path, "re");
+	f = libaddrres_fopen_regular(path);
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
 		err = -errno;
 		return libaddrres_err(eb, err, "%s: %s", path,
-				      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+				      libaddrres_open_strerror(err, ebuf, sizeof(ebuf)));
 	}
 	for (;;) {
 		size_t len;
@@ -589,11 +589,11 @@ int addrres_ksyms__open(const struct addrres_ksyms_opts *opts, struct addrres_ks
 
 	source = wanted ? wanted : ADDRRES_KSYMS_SOURCE_KALLMODSYMS;
 	path = source == ADDRRES_KSYMS_SOURCE_KALLMODSYMS ? kallmodsyms : kallsyms;
-	f = fopen(path, "re");
+	f = libaddrres_fopen_regular(path);
 	if (!f && errno == ENOENT && !wanted) {
 		path = kallsyms;
 		source = ADDRRES_KSYMS_SOURCE_KALLSYMS;
-		f = fopen(path, "re");
+		f = libaddrres_fopen_regular(path);
 	}
 	if (!f) {
 		err = -errno;
@@ -601,7 +601,7 @@ int addrres_ksyms__open(const struct addrres_ksyms_opts *opts, struct addrres_ks
 			return libaddrres_err(&eb, err, "%s: %s (and so is %s)", kallmodsyms,
 					      libaddrres_strerror(err, ebuf, sizeof(ebuf)), kallsyms);
 		return libaddrres_err(&eb, err, "%s: %s", path,
-				      libaddrres_strerror(err, ebuf, sizeof(ebuf)));
+				      libaddrres_open_strerror(err, ebuf, sizeof(ebuf)));
 	}
 	ks = calloc(1, sizeof(*ks));
 	if (!ks) {

@@ -461,6 +461,24 @@ int libaddrres_open_regular(int dirfd, const char *path, int flags, struct stat 
 	return fd;
 }
 
+FILE *libaddrres_fopen_regular(const char *path)
+{
+	int fd = libaddrres_open_regular(AT_FDCWD, path, 0, NULL), err;
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
 const char *libaddrres_open_strerror(int err, char *buf, size_t sz)
 {
 	if (err == -ENOEXEC || err == ENOEXEC) {

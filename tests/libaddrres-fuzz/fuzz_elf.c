@@ -13,6 +13,13 @@
  *                    library looks for it: DIR/.build-id/xx/yyyy.debug
  *                    by the file's build ID
  *
+ * With F_HOSTILE, what a local user could plant stands where the library
+ * looks for the debug file first (beside the file, by the default name
+ * and by the fixtures' .gnu_debuglink name, and by build ID where no
+ * debug file is given): a FIFO, a symlink to /dev/zero or to /dev/null,
+ * or a directory, by header byte 7.  The call must still return (a hang
+ * is libFuzzer's -timeout).
+ *
  * What must hold, whatever the bytes:
  *  - no crash, no leak, no sanitizer report (libFuzzer's and ASan's job);
  *  - the return value is 0 or a negative errno, and on failure every
@@ -38,7 +45,32 @@ enum {
 	F_NO_INLINES = 4,
 	F_DEBUG_FILE = 8,	/* the second section is the debug file */
 	F_SECTION = 16,		/* offsets in a section (an object file's way) */
+	F_HOSTILE = 32,		/* FIFOs, devices, directories where it looks */
 };
+
+/* The names F_HOSTILE plants beside the file, as the fixtures' debuglinks. */
+static const char *const hostile_names[] = { "file.debug", "lib-nobid.debug" };
+
+/* A FIFO, a device or a directory at @path, by @kind; false if not made. */
+static bool plant_hostile(const char *path, unsigned int kind)
+{
+	switch (kind % 4) {
+	case 0:
+		return !mkfifo(path, 0644);
+	case 1:
+		return !symlink("/dev/zero", path);
+	case 2:
+		return !symlink("/dev/null", path);
+	default:
+		return !mkdir(path, 0755);
+	}
+}
+
+static void remove_hostile(const char *path)
+{
+	if (unlink(path))
+		(void)rmdir(path);
+}
 
 /* The sections F_SECTION asks, by header byte 7: code, and not code. */
 static const char *const sections[] = { ".text", ".text.names_outer", ".data", ".init.text" };
@@ -138,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct addrres_elf_sym *syms[NR_ASKED], *again[NR_ASKED], **copy = NULL;
 	const char *p = (const char *)data + 8, *end = (const char *)data + size, *file, *debug;
-	char path[128], debug_path[256], hex[41];
+	char path[128], debug_path[256], debug_dirs[80], hex[41];
 	size_t file_len, debug_len = 0;
 	struct addrres_elf *e = NULL;
 	uint64_t asked[NR_ASKED];
@@ -176,13 +208,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)mkdir(sub, 0755);
 		CHECK(write_file(debug_path, debug, debug_len), "writing %s", debug_path);
 	}
+	if (data[0] & F_HOSTILE) {
+		char at[256];
+
+		for (size_t i = 0; i < sizeof(hostile_names) / sizeof(hostile_names[0]); i++) {
+			snprintf(at, sizeof(at), "%s/%s", dir, hostile_names[i]);
+			CHECK(plant_hostile(at, data[7]), "planting %s", at);
+		}
+		if (!debug_len && build_id_hex((const unsigned char *)file, file_len, hex, sizeof(hex))) {
+			snprintf(at, sizeof(at), "%s/.build-id", dir);
+			(void)mkdir(at, 0755);
+			snprintf(at, sizeof(at), "%s/.build-id/%.2s", dir, hex);
+			(void)mkdir(at, 0755);
+			snprintf(debug_path, sizeof(debug_path), "%s/%s.debug", at, hex + 2);
+			CHECK(plant_hostile(debug_path, data[7]), "planting %s", debug_path);
+		}
+		snprintf(debug_dirs, sizeof(debug_dirs), ":%s", dir);
+	} else {
+		snprintf(debug_dirs, sizeof(debug_dirs), "%s", dir);
+	}
 	/* Offsets around the seeds: low, in a typical text segment, and past it. */
 	for (size_t i = 0; i < NR_ASKED; i++)
 		asked[i] = (uint64_t)data[1 + i % 7] * (i < 8 ? 16 : 4096) + i;
 
 	fds = open_fds();
 	{
-		ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = dir,
+		ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = debug_dirs,
 			     .no_lines = (data[0] & F_NO_LINES) != 0,
 			     .no_inlines = (data[0] & F_NO_INLINES) != 0);
 		ADDRRES_OPTS(addrres_elf_resolve_opts, ro, .elf_addrs = addrs, .section = section);
@@ -210,6 +261,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(open_fds() == fds, "%d descriptors before, %d after the free", fds, open_fds());
 	unlink(path);
 	if (debug_path[0])
-		unlink(debug_path);
+		remove_hostile(debug_path);
+	if (data[0] & F_HOSTILE) {
+		char at[256];
+
+		for (size_t i = 0; i < sizeof(hostile_names) / sizeof(hostile_names[0]); i++) {
+			snprintf(at, sizeof(at), "%s/%s", dir, hostile_names[i]);
+			remove_hostile(at);
+		}
+	}
 	return 0;
 }

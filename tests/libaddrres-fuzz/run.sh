@@ -207,6 +207,14 @@ if sh "$FIXTURES/elf/build.sh" "$work/elf" >"$work/elf.log" 2>&1; then
 		seed "$e/$f" '\000\001\020\040\100\002\003\004' "$work/elf/$f"
 		seed "$e/$f.addrs" '\001\001\020\040\100\002\003\004' "$work/elf/$f"
 	done
+	# What a local user could plant where the debug file is looked for
+	# (flag 32; byte 7: a FIFO, /dev/zero, /dev/null, a directory).
+	for kind in 0 1 2 3; do
+		seed "$e/lib-stripped.hostile-$kind" "\040\001\020\040\100\002\003\00$kind" \
+			"$work/elf/lib-stripped.so"
+		seed "$e/lib-nobid-stripped.hostile-$kind" "\040\001\020\040\100\002\003\00$kind" \
+			"$work/elf/lib-nobid-stripped.so"
+	done
 	id=$(cat "$work/elf/lib.so.build-id")
 	seed "$e/lib-stripped+debug" '\010\001\020\040\100\002\003\004' "$work/elf/lib-stripped.so" \
 		"$work/elf/debug/.build-id/${id:0:2}/${id:2}.debug"
