@@ -5,11 +5,10 @@
  * whatever it finds with a plain open() and reads it whole for the
  * .gnu_debuglink CRC: a FIFO planted where it looks hangs the caller, a
  * symlink to /dev/zero spins it forever.  The places are the same as
- * libdwfl's (elfutils 0.188, find-debuginfo.c, read to learn them): by
- * build ID in each absolute debug directory, then by .gnu_debuglink name
- * in the file's directory, in relative debug directories below it and in
- * each absolute one under the file's own directory, then the same from
- * the file's real path if it is a symlink.  Every candidate is opened
+ * libdwfl's (elfutils 0.188, find-debuginfo.c, read to learn them, in
+ * the order &addrres_elf_opts.debug_dirs documents): by build ID in each
+ * absolute debug directory, then by .gnu_debuglink name, then the same
+ * from the file's real path if it is a symlink.  Every candidate is opened
  * with libaddrres_open_regular() and is kept only if it is the file's:
  * its build ID, or where the file has none, the CRC of its whole bytes,
  * read to the size fstat() gave.
@@ -138,16 +137,19 @@ static int by_build_id(struct search *s, char **found)
 }
 
 /*
- * @link (a .gnu_debuglink name) for the file at @file_name: beside it, in
- * each relative debug directory below its directory, in each absolute one
- * under its directory.  A debug directory "-DIR" is searched without the
- * CRC check, "+DIR" (or DIR) with it.
+ * @link (a .gnu_debuglink name) for the file at @file_name, in the order
+ * of &addrres_elf_opts.debug_dirs: an empty element for FILEDIR/@link, a
+ * relative DIR for FILEDIR/DIR/@link, an absolute DIR for
+ * DIR/FILEDIR/@link and then with FILEDIR's leading components dropped
+ * one by one.  A leading '-' ('+') on the whole string or on an element
+ * turns the CRC check off (on) for it, as in libdwfl's debuginfo_path.
  */
 static int by_link(struct search *s, const char *file_name, const char *link, char **found)
 {
+	const char *dir = s->f->owner->debug_dirs, *end, *slash, *sub;
 	char fdir[PATH_MAX], path[PATH_MAX];
-	const char *dir, *end, *slash;
-	int fd;
+	bool defcheck = true;
+	int fd, len;
 
 	if (!file_name || !link || !*link)
 		return -1;
@@ -159,26 +161,38 @@ static int by_link(struct search *s, const char *file_name, const char *link, ch
 	else if ((size_t)snprintf(fdir, sizeof(fdir), "%.*s", (int)(slash - file_name),
 				  file_name) >= sizeof(fdir))
 		return -1;
-	for (dir = s->f->owner->debug_dirs;; dir = end + 1) {
-		bool check = true;
+	if (*dir == '-' || *dir == '+')
+		defcheck = *dir++ == '+';
+	for (;; dir = end + 1) {
+		bool check = defcheck;
 		const char *d = dir;
-		int len;
 
 		end = strchrnul(dir, ':');
 		if (d < end && (*d == '+' || *d == '-'))
 			check = *d++ == '+';
-		if (d == end)
-			len = snprintf(path, sizeof(path), "%s/%s", fdir, link);
-		else if (*d == '/')
-			len = snprintf(path, sizeof(path), "%.*s%s%s/%s", (int)(end - d), d,
-				       *fdir == '/' ? "" : "/", fdir, link);
-		else
-			len = snprintf(path, sizeof(path), "%s/%.*s/%s", fdir, (int)(end - d), d,
-				       link);
-		if (len > 0 && (size_t)len < sizeof(path)) {
-			fd = try_path(s, path, check, found);
-			if (fd >= 0)
+		if (d == end || *d != '/') {
+			if (d == end)
+				len = snprintf(path, sizeof(path), "%s/%s", fdir, link);
+			else
+				len = snprintf(path, sizeof(path), "%s/%.*s/%s", fdir,
+					       (int)(end - d), d, link);
+			if (len > 0 && (size_t)len < sizeof(path) &&
+			    (fd = try_path(s, path, check, found)) >= 0)
 				return fd;
+		} else {
+			/* DIR/usr/bin/N, DIR/bin/N, DIR/N for /usr/bin/ls */
+			for (sub = fdir;;) {
+				while (*sub == '/')
+					sub++;
+				len = snprintf(path, sizeof(path), "%.*s/%s%s%s", (int)(end - d), d,
+					       sub, *sub ? "/" : "", link);
+				if (len > 0 && (size_t)len < sizeof(path) &&
+				    (fd = try_path(s, path, check, found)) >= 0)
+					return fd;
+				if (!*sub)
+					break;
+				sub += strcspn(sub, "/");
+			}
 		}
 		if (!*end)
 			return -1;

@@ -956,6 +956,58 @@ out:
 	addrres_elf__free(e);
 }
 
+/*
+ * An absolute debug directory is searched under the file's directory,
+ * then with its leading components dropped: DIR/<last component>/N is
+ * found.  A file of the debuglink's name whose CRC is not the link's is
+ * passed over for the next place, unless the CRC check is off.
+ */
+static void test_debuglink_absolute_dir_and_crc(struct test *t, const void *arg)
+{
+	const struct addrres_elf_sym *s[1];
+	struct addrres_elf *e = NULL;
+	struct nm_sym stat_sym;
+	char dir[PATH_MAX], lib[PATH_MAX + 32], dbg[PATH_MAX + 64], src[PATH_MAX + 64];
+	char abs[PATH_MAX], dirs[PATH_MAX + 8];
+	struct stat st;
+	uint64_t off;
+
+	ADDRRES_OPTS(addrres_elf_opts, o, .debug_dirs = dirs);
+	(void)arg;
+	NEED_FIXTURES(t);
+	NM(t, "lib.so.nm", "fixture_lib_static", &stat_sym);
+	snprintf(src, sizeof(src), "%s%s/lib-nobid.debug", out_file("debuglink"), elf_dir);
+	snprintf(dir, sizeof(dir), "%s", out_file("linked-abs"));
+	mkdir(dir, 0755);
+	snprintf(lib, sizeof(lib), "%s/lib-nobid-stripped.so", dir);
+	CHECK_INT(t, copy_file(out_file("lib-nobid-stripped.so"), lib), 0);
+	/* beside it, the first half of the debug file: not its CRC, no DWARF */
+	snprintf(dbg, sizeof(dbg), "%s/lib-nobid.debug", dir);
+	CHECK_INT(t, copy_file(src, dbg), 0);
+	CHECK(t, !stat(dbg, &st) && !truncate(dbg, st.st_size / 2));
+	snprintf(abs, sizeof(abs), "%s", out_file("abs-debug"));
+	mkdir(abs, 0755);
+	snprintf(dbg, sizeof(dbg), "%s/linked-abs", abs);
+	mkdir(dbg, 0755);
+	snprintf(dbg, sizeof(dbg), "%s/linked-abs/lib-nobid.debug", abs);
+	CHECK_INT(t, copy_file(src, dbg), 0);
+	snprintf(dirs, sizeof(dirs), ":%s", abs);
+	OFFSET(t, lib, stat_sym.value + 2, &off);
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+	CHECK_SYM(t, s[0], "fixture_lib_static", stat_sym, 2, ADDRRES_ELF_SYMTAB_DEBUG_FILE);
+	CHECK_LINE(t, s[0], "lib.c", "fixture_lib_static");
+	addrres_elf__free(e);
+	e = NULL;
+	/* the CRC check off ("-"): the half beside it is taken, no line in it */
+	snprintf(dirs, sizeof(dirs), "-:%s", abs);
+	CHECK_ERR(t, addrres_elf__open(&o, &e), 0);
+	CHECK_ERR(t, addrres_elf__resolve(e, lib, &off, 1, s, NULL), 0);
+	CHECK(t, !s[0] || !s[0]->src_file);
+out:
+	addrres_elf__free(e);
+}
+
 /* ---- files a local user controls: nothing may hang or spin on them ---- */
 
 static int elf_stats(struct addrres_elf *e, struct addrres_elf_stats *st);
@@ -4701,6 +4753,7 @@ static struct test tests[] = {
 	CASE(test_debug_file_by_build_id),
 	CASE(test_debug_file_by_debuglink),
 	CASE(test_debuglink_default_dirs),
+	CASE(test_debuglink_absolute_dir_and_crc),
 	CASE(test_debuglink_fifo_passed),
 	CASE(test_debuglink_dev_zero_passed),
 	CASE(test_build_id_fifo_passed),
