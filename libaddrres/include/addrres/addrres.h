@@ -691,9 +691,10 @@ enum addrres_elf_symtab {
  * struct addrres_elf_opts - how addrres_elf__open() looks for symbols
  * @sz: sizeof(struct addrres_elf_opts), as the caller was compiled
  *	(ADDRRES_OPTS() sets it); the rules of &addrres_ksyms_opts.sz.
- * @debug_dirs: where separate debug files are looked for, as libdwfl's
- *	debuginfo_path (dwfl_standard_find_debuginfo()): ':'-separated
- *	directories.  For a file whose build ID is ab12cd..., each absolute
+ * @debug_dirs: where separate debug files are looked for, in the order
+ *	of libdwfl's debuginfo_path (dwfl_standard_find_debuginfo()), by the
+ *	library itself, which opens only regular files there and never
+ *	blocks on a FIFO or reads a device: ':'-separated directories.  For a file whose build ID is ab12cd..., each absolute
  *	DIR is searched for DIR/.build-id/ab/12cd....debug; then, for the
  *	name N in its .gnu_debuglink section (or the file's own name with
  *	".debug"), with FILEDIR the directory of the file: an absolute DIR
@@ -734,7 +735,9 @@ enum addrres_elf_symtab {
  *	elfutils' libdebuginfod as libdwfl does (downloads land in its
  *	cache, $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client).  Off
  *	by default: a library must not go to the network behind its
- *	caller's back (see addrres_elf__resolve()).
+ *	caller's back (see addrres_elf__resolve()).  On, libdwfl's own
+ *	search runs once the library's found nothing, and that search
+ *	opens what it finds without the library's checks.
  * @max_files: how many files the cache keeps open.  Each holds a file
  *	descriptor, two with a debug file (and two more with a debuginfod
  *	client), and what libdwfl read of it.  0: an eighth of the soft
@@ -754,8 +757,9 @@ enum addrres_elf_symtab {
  *	10.4 MB); the library never removes a copy.  Below DIR nothing is
  *	followed through a symlink; a copy is written under a name no one
  *	else can open (O_TMPFILE, else O_EXCL) and linked in whole; it is
- *	read only if it is a regular file owned by this user or root, of
- *	its build ID, and as long as its headers say.  NULL (the default):
+ *	read only if it is a regular file owned by this user or root, in a
+ *	directory DIR/ab owned by this user or root, of its build ID, and
+ *	as long as its headers say.  NULL (the default):
  *	none, each handle decompresses what it reads.
  *
  * @max_debugdata: how many bytes a file's MiniDebugInfo (.gnu_debugdata,
