@@ -1032,8 +1032,11 @@ static void in_bounded_child(struct test *t, void (*fn)(struct test *, const voi
 	if (pipe2(fds, O_CLOEXEC))
 		FAIL(t, "pipe2: %s", err_name(-errno));
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
 		FAIL(t, "fork: %s", err_name(-errno));
+	}
 	if (!pid) {
 		close(fds[0]);
 		alarm(HOSTILE_SECONDS);
